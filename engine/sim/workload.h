@@ -1,0 +1,34 @@
+// What the simulator needs to know about one training iteration, wherever it came from: a captured trace,
+// an imported one, or a model-zoo profile.
+#pragma once
+
+#include "engine/tensor.h"
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace pacer::engine {
+
+struct LayerTimes {
+    std::string name;
+    Nanos forward = 0;
+    Nanos backward = 0;  // backward runs layers in reverse order; a layer's gradients are ready when it ends
+};
+
+struct Workload {
+    std::vector<TensorInfo> tensors;  // forward order; tensors[i].id == i
+    std::vector<LayerTimes> layers;   // forward order; tensors[].layer indexes this
+    Nanos update_ns_per_element = 0;  // optimizer step cost, applied per tensor when its reduction is done
+    int ranks = 2;
+};
+
+// All-reduce cost t(bytes) = alpha + bytes / bandwidth, fitted from observed segments (or set by what-if knobs).
+struct CostModel {
+    double alpha_ns = 20'000;        // per collective call
+    double ns_per_byte = 0.8;        // 1 / bandwidth (0.8 ns/B is 10 Gb/s)
+    Nanos at(std::size_t bytes) const { return static_cast<Nanos>(std::llround(alpha_ns + ns_per_byte * bytes)); }
+};
+
+}  // namespace pacer::engine

@@ -1,6 +1,8 @@
 #include "app/launcher/run_launcher.h"
 
 #include "app/common/experiment.h"
+#include "app/common/policy_json.h"
+#include "engine/policy_config.h"
 #include "profiler/project.h"
 
 #include <QCoreApplication>
@@ -34,7 +36,24 @@ std::optional<Experiment> resolveExperiment(const RunLauncher::Request& r, std::
     if (r.linkGbps >= 0) o.linkGbps = r.linkGbps;
     if (r.linkLatencyUs >= 0) o.linkLatencyUs = r.linkLatencyUs;
     if (r.timeoutSeconds > 0) o.timeoutSeconds = r.timeoutSeconds;
-    return applyOverrides(std::move(*experiment), o, error);
+    auto resolved = applyOverrides(std::move(*experiment), o, error);
+    if (!resolved) return std::nullopt;
+    // Settings that are wrong whatever the model is are refused here, before any worker starts; the rest
+    // (manual priorities per tensor, fusion groups) is checked by each worker against its model's tensors.
+    engine::PolicyConfig config;
+    if (!policyConfigFromJson(resolved->policy, &config, error)) return std::nullopt;
+    const auto names = engine::policyNames();
+    if (std::find(names.begin(), names.end(), config.name) == names.end()) {
+        *error = "unknown policy '" + config.name + "'";
+        return std::nullopt;
+    }
+    if (config.name != "manual" && config.fusion_groups.empty()) {
+        if (auto st = engine::validate(config, {}); !st.ok()) {
+            *error = "policy: " + st.message();
+            return std::nullopt;
+        }
+    }
+    return resolved;
 }
 
 }  // namespace

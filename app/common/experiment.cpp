@@ -84,7 +84,8 @@ json Experiment::toJson() const {
                 {"policy", policy},
                 {"order", order},
                 {"link", {{"gbps", linkGbps}, {"latency_us", linkLatencyUs}}},
-                {"timeout_s", timeoutSeconds}};
+                {"timeout_s", timeoutSeconds},
+                {"trace", trace}};
 }
 
 std::optional<Experiment> parseExperiment(const json& j, const std::string& baseDir, std::string* error) {
@@ -99,7 +100,8 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
               readField(j, "warmup_iterations", e.warmupIterations, error) &&
               readField(j, "batch_per_rank", e.batchPerRank, error) && readField(j, "seed", e.seed, error) &&
               readField(j, "threads_per_rank", e.threadsPerRank, error) &&
-              readField(j, "order", e.order, error) && readField(j, "timeout_s", e.timeoutSeconds, error);
+              readField(j, "order", e.order, error) && readField(j, "timeout_s", e.timeoutSeconds, error) &&
+              readField(j, "trace", e.trace, error);
     if (!ok) return std::nullopt;
     if (auto it = j.find("optimizer"); it != j.end()) e.optimizer = *it;
     if (auto it = j.find("policy"); it != j.end()) {
@@ -174,6 +176,7 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
     if (o.order) e.order = *o.order;
     if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
     if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
+    if (o.trace) e.trace = *o.trace;
     if (!validate(e, error)) return std::nullopt;
     return e;
 }

@@ -11,7 +11,8 @@
 //     "policy": {"name": "pace", "segment_bytes": "256KiB"},   // every PolicyConfig field; sizes with units
 //     "order": "dynamic",                        // dynamic | plan
 //     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off
-//     "timeout_s": 60
+//     "timeout_s": 60,
+//     "trace": true                              // false records nothing: for measuring tracing's own cost
 //   }
 #pragma once
 
@@ -39,6 +40,7 @@ struct Experiment {
     double linkGbps = 0;
     double linkLatencyUs = 0;
     double timeoutSeconds = 60;
+    bool trace = true;               // false: record nothing (to measure what tracing costs)
 
     nlohmann::json toJson() const;
 };
@@ -55,6 +57,7 @@ struct ExperimentOverrides {
     std::optional<std::string> order;
     std::optional<int> batchPerRank;
     std::optional<double> timeoutSeconds;
+    std::optional<bool> trace;
 };
 
 // Parses and validates. On failure returns nullopt and sets *error to one line saying what and where.

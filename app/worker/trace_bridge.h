@@ -16,7 +16,7 @@ namespace pacer::worker {
 class TraceBridge final : public engine::TraceSink {
 public:
     TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::TensorInfo>& tensors,
-                const std::vector<std::string>& layerNames, int rank);
+                const std::vector<std::string>& layerNames, int rank, bool enabled = true);
 
     void onComm(const engine::CommEvent& event) override;
 
@@ -35,6 +35,7 @@ public:
 
 private:
     profiler::CpuTracer& tracer_;
+    const bool enabled_;  // false: nothing reaches the tracer (the plan-mode samples are still kept)
     const std::vector<engine::TensorInfo>& tensors_;
     int computeTrack_ = 0;
     int commTrack_ = 0;

@@ -1,0 +1,61 @@
+#include "engine/policies/ddp_policy.h"
+
+#include "engine/policies/element_tracker.h"
+
+namespace pacer::engine {
+
+std::vector<std::vector<int>> ddpBuckets(const std::vector<TensorInfo>& tensors, std::size_t firstBucketBytes,
+                                         std::size_t bucketBytes) {
+    std::vector<std::vector<int>> buckets;
+    std::size_t filled = 0;
+    for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {
+        // The bucket being filled is buckets.back(); the first one has the small cap so that the first
+        // all-reduce starts early in backward. A tensor above the cap gets a bucket of its own.
+        const std::size_t currentCap = buckets.size() == 1 ? firstBucketBytes : bucketBytes;
+        if (buckets.empty() || (filled > 0 && filled + it->bytes() > currentCap)) {
+            buckets.emplace_back();
+            filled = 0;
+        }
+        buckets.back().push_back(it->id);
+        filled += it->bytes();
+    }
+    return buckets;
+}
+
+namespace {
+
+class DdpPolicy final : public TrackingPolicy {
+public:
+    DdpPolicy(std::vector<TensorInfo> tensors, std::vector<std::vector<int>> buckets)
+        : TrackingPolicy(std::move(tensors)), buckets_(std::move(buckets)) {}
+
+    std::string_view name() const override { return "ddp"; }
+    bool updateWaitsForAll() const override { return true; }
+
+    std::optional<CommUnit> next(Nanos) override {
+        if (nextBucket_ >= buckets_.size()) return std::nullopt;
+        const auto& bucket = buckets_[nextBucket_];
+        for (int t : bucket)
+            if (!isReady(t)) return std::nullopt;  // buckets go strictly in order
+        CommUnit unit;
+        unit.priority = static_cast<int>(nextBucket_++);
+        for (int t : bucket) unit.pieces.push_back(Piece{t, 0, 0, tensors()[t].elements});
+        return unit;
+    }
+
+protected:
+    void onBegin(Nanos) override { nextBucket_ = 0; }
+    void onReady(int, Nanos) override {}
+
+private:
+    std::vector<std::vector<int>> buckets_;
+    std::size_t nextBucket_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> makeDdpPolicy(const PolicyConfig& config, const std::vector<TensorInfo>& tensors) {
+    return std::make_unique<DdpPolicy>(tensors, ddpBuckets(tensors, config.first_bucket_bytes, config.bucket_bytes));
+}
+
+}  // namespace pacer::engine

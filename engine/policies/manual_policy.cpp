@@ -1,0 +1,17 @@
+#include "engine/policies/manual_policy.h"
+
+#include "engine/policies/priority_items.h"
+#include "engine/policies/segmenting.h"
+
+namespace pacer::engine {
+
+std::unique_ptr<Policy> makeManualPolicy(const PolicyConfig& config, const std::vector<TensorInfo>& tensors) {
+    std::vector<PriorityItem> items;
+    for (const TensorInfo& t : tensors) {
+        const int priority = config.priorities.empty() ? defaultPriority(t) : config.priorities[t.id];
+        for (const Piece& p : cutIntoSegments(t, config.segment_bytes)) items.push_back(PriorityItem{{p}, {t.id}, priority});
+    }
+    return std::make_unique<PriorityItemsPolicy>("manual", tensors, std::move(items), 1);
+}
+
+}  // namespace pacer::engine

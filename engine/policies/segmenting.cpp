@@ -1,0 +1,36 @@
+#include "engine/policies/segmenting.h"
+
+#include <algorithm>
+
+namespace pacer::engine {
+
+std::vector<Piece> cutIntoSegments(const TensorInfo& tensor, std::size_t segmentBytes) {
+    const std::size_t perSegment = std::max<std::size_t>(1, segmentBytes / sizeof(float));
+    std::vector<Piece> pieces;
+    int index = 0;
+    for (std::size_t offset = 0; offset < tensor.elements; offset += perSegment) {
+        pieces.push_back(Piece{tensor.id, index++, offset, std::min(perSegment, tensor.elements - offset)});
+    }
+    return pieces;
+}
+
+std::vector<std::vector<int>> greedyFusionGroups(const std::vector<TensorInfo>& tensors, std::size_t fuseBelowBytes,
+                                                 std::size_t capBytes) {
+    std::vector<std::vector<int>> groups;
+    std::size_t groupBytes = 0;
+    bool openGroupFusable = false;
+    for (const TensorInfo& t : tensors) {
+        const bool small = t.bytes() < fuseBelowBytes;
+        if (small && openGroupFusable && groupBytes + t.bytes() <= capBytes) {
+            groups.back().push_back(t.id);
+            groupBytes += t.bytes();
+            continue;
+        }
+        groups.push_back({t.id});
+        groupBytes = t.bytes();
+        openGroupFusable = small;
+    }
+    return groups;
+}
+
+}  // namespace pacer::engine

@@ -68,9 +68,10 @@ engine::Result<std::vector<engine::CommUnit>> computePlan(const PlanInputs& in, 
 
     auto policy = engine::makePolicy(config, in.tensors);
     if (!policy.ok()) return policy.status();
-    engine::SimResult sim = engine::simulate(workload, *policy.value(), cost.value(), engine::SimOptions{});
-    if (sim.order.empty()) return engine::Status::error("the simulator produced an empty unit order");
-    return sim.order;
+    auto sim = engine::simulate(workload, *policy.value(), cost.value(), engine::SimOptions{});
+    if (!sim.ok()) return sim.status();
+    if (sim.value().order.empty()) return engine::Status::error("the simulator produced an empty unit order");
+    return std::move(sim.value().order);
 }
 
 std::vector<std::int64_t> encodePlan(const std::vector<engine::CommUnit>& plan) {

@@ -7,6 +7,8 @@
 #include "engine/replay/replay.h"
 #include "engine/sim/workload.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace pacer::cli {

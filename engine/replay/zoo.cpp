@@ -1,12 +1,11 @@
 #include "engine/replay/zoo.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -143,7 +142,8 @@ Result<Workload> parseProfile(const std::string& text, double deviceTflops, cons
     return w;
 }
 
-Result<Workload> loadProfile(const std::string& pathOrName, double deviceTflops, const std::vector<std::string>& zooDirs) {
+Result<Workload> loadProfile(const std::string& pathOrName, double deviceTflops,
+                             const std::vector<std::string>& zooDirs) {
     if (pathOrName.empty()) return Status::error("no model profile named");
     std::vector<fs::path> candidates{fs::path(pathOrName)};
     const std::string file = pathOrName.ends_with(".json") ? pathOrName : pathOrName + ".json";
@@ -159,8 +159,8 @@ Result<Workload> loadProfile(const std::string& pathOrName, double deviceTflops,
     }
     std::string known;
     for (const std::string& n : zooNames(zooDirs)) known += (known.empty() ? "" : ", ") + n;
-    return Status::error("no model profile '" + pathOrName + "' (not a file; zoo has: " +
-                         (known.empty() ? "nothing on the search path" : known) + ")");
+    return Status::error("no model profile '" + pathOrName +
+                         "' (not a file; zoo has: " + (known.empty() ? "nothing on the search path" : known) + ")");
 }
 
 std::vector<std::string> zooNames(const std::vector<std::string>& zooDirs) {

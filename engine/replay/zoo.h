@@ -12,11 +12,11 @@
 // overhead. Tensors are the params in file order (forward order).
 #pragma once
 
-#include "engine/sim/workload.h"
-#include "engine/status.h"
-
 #include <string>
 #include <vector>
+
+#include "engine/sim/workload.h"
+#include "engine/status.h"
 
 namespace pacer::engine {
 
@@ -30,7 +30,8 @@ Result<Workload> loadProfile(const std::string& pathOrName, double deviceTflops 
                              const std::vector<std::string>& zooDirs = defaultZooDirs());
 
 // Parses profile JSON text (for files from elsewhere, and tests). `origin` names it in error messages.
-Result<Workload> parseProfile(const std::string& jsonText, double deviceTflops = 0, const std::string& origin = "profile");
+Result<Workload> parseProfile(const std::string& jsonText, double deviceTflops = 0,
+                              const std::string& origin = "profile");
 
 // The profile names (file names without .json) found in the zoo directories, sorted, without duplicates.
 std::vector<std::string> zooNames(const std::vector<std::string>& zooDirs = defaultZooDirs());

@@ -173,4 +173,35 @@ std::vector<std::string> zooNames(const std::vector<std::string>& zooDirs) {
     return {names.begin(), names.end()};
 }
 
+std::vector<ZooEntry> listZoo(const std::vector<std::string>& zooDirs) {
+    std::vector<ZooEntry> entries;
+    for (const std::string& name : zooNames(zooDirs)) {
+        ZooEntry e;
+        e.name = name;
+        // The first directory that holds it wins, as in loadProfile.
+        for (const std::string& dir : zooDirs) {
+            std::error_code ec;
+            const fs::path p = fs::path(dir) / (name + ".json");
+            if (fs::is_regular_file(p, ec)) {
+                e.path = p.string();
+                break;
+            }
+        }
+        bool ok = false;
+        const std::string text = readFile(e.path, ok);
+        Result<Workload> w =
+            ok ? parseProfile(text, 0, e.path) : Result<Workload>(Status::error("cannot read " + e.path));
+        if (w.ok()) {
+            e.tensors = static_cast<int>(w.value().tensors.size());
+            e.parameters = parameterCount(w.value());
+            const json doc = json::parse(text, nullptr, false);
+            e.description = doc.value("description", "");
+        } else {
+            e.error = w.status().message();
+        }
+        entries.push_back(std::move(e));
+    }
+    return entries;
+}
+
 }  // namespace pacer::engine

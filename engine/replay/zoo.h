@@ -36,6 +36,17 @@ Result<Workload> parseProfile(const std::string& jsonText, double deviceTflops =
 // The profile names (file names without .json) found in the zoo directories, sorted, without duplicates.
 std::vector<std::string> zooNames(const std::vector<std::string>& zooDirs = defaultZooDirs());
 
+// One zoo profile as `pacer-cli zoo list` shows it. A file that fails to parse is listed with its error.
+struct ZooEntry {
+    std::string name;  // file name without .json
+    std::string path;
+    std::string description;  // the profile's "description"
+    int tensors = 0;
+    std::size_t parameters = 0;
+    std::string error;  // empty when the profile loads
+};
+std::vector<ZooEntry> listZoo(const std::vector<std::string>& zooDirs = defaultZooDirs());
+
 // The parameter count of a workload (sum of tensor elements).
 std::size_t parameterCount(const Workload& workload);
 

@@ -41,6 +41,17 @@ private slots:
         QVERIFY(std::is_sorted(names.begin(), names.end()));
     }
 
+    void listingDescribesEachProfile() {
+        const std::vector<ZooEntry> entries = listZoo(dirs_);
+        QVERIFY(entries.size() >= 4);
+        for (const ZooEntry& e : entries) {
+            QVERIFY2(e.error.empty(), e.error.c_str());
+            QVERIFY(!e.description.empty());
+            QVERIFY(e.tensors > 0 && e.parameters > 0);
+            if (e.name == "vgg16") QCOMPARE(e.parameters, std::size_t{138'357'544});
+        }
+    }
+
     void deviceThroughputScalesCompute() {
         // Doubling the device's throughput halves the FLOP-driven part; the fixed per-layer overhead stays.
         Result<Workload> slow = loadProfile("resnet50", 10, dirs_);

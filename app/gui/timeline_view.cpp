@@ -114,8 +114,11 @@ void TimelineView::measureNames()
 {
     const QFontMetrics fm(font());
     m_nameWidth.clear();
+    m_shortNameWidth.clear();
     for (const QString& name : m_model->names())
         m_nameWidth.push_back(fm.horizontalAdvance(name));
+    for (const QString& name : m_model->shortNames())
+        m_shortNameWidth.push_back(fm.horizontalAdvance(name));
 }
 
 void TimelineView::rebuildRuler()
@@ -123,6 +126,7 @@ void TimelineView::rebuildRuler()
     const TimeAxis a = axis();
     m_tickStep = niceTickStep(a.length(), a.width);
     m_ticks.clear();
+    m_stepLabel = formatDuration(m_tickStep).replace(QLatin1String(".000"), QString()) + QStringLiteral(" / tick");
     // Ticks sit on multiples of the step measured from the run's start, so labels read 0, 5 ms, 10 ms ...
     const std::int64_t origin = m_model->startTime();
     std::int64_t k = (a.start - origin) / m_tickStep;
@@ -262,12 +266,18 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
         // A hairline on the right edge keeps back-to-back spans apart.
         p.fillRect(QRectF(rect.right() - 1, rect.top(), 1, rect.height()), colour.darker(115));
         const int event = lanes.lane(d.lane).events[static_cast<std::size_t>(d.first)];
-        const int nameId = m_model->eventNameId(event);
-        if (static_cast<std::size_t>(nameId) < m_nameWidth.size() && m_nameWidth[static_cast<std::size_t>(nameId)] + 8 <= rect.width()) {
+        const auto nameId = static_cast<std::size_t>(m_model->eventNameId(event));
+        // The full name if it fits, else the short one, else none: never elide (that would allocate).
+        const double left = std::max(rect.left(), static_cast<double>(kHeaderWidth)) + 4;
+        const double room = rect.right() - 4 - left;
+        const QString* label = nullptr;
+        if (nameId < m_nameWidth.size() && m_nameWidth[nameId] <= room)
+            label = &m_model->names()[nameId];
+        else if (nameId < m_shortNameWidth.size() && m_shortNameWidth[nameId] <= room)
+            label = &m_model->shortNames()[nameId];
+        if (label) {
             p.setPen(qGray(d.colour) > 150 ? kText : Qt::white);
-            const double left = std::max(rect.left(), static_cast<double>(kHeaderWidth)) + 4;
-            if (left + m_nameWidth[static_cast<std::size_t>(nameId)] + 4 <= rect.right())
-                p.drawText(QPointF(left, lr.top() + textBaseline), m_model->names()[static_cast<std::size_t>(nameId)]);
+            p.drawText(QPointF(left, lr.top() + textBaseline), *label);
         }
     }
 
@@ -349,6 +359,8 @@ void TimelineView::paintRuler(QPainter& p, const TimeAxis& a)
 
     // The corner above the header shows the zoom level as the width of one tick.
     p.fillRect(QRect(0, 0, kHeaderWidth, kRulerHeight), kHeaderBackground);
+    p.setPen(kMutedText);
+    p.drawText(QRect(8, 0, kHeaderWidth - 12, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft, m_stepLabel);
     p.setPen(kGridLine.darker(110));
     p.drawLine(0, kRulerHeight - 1, ruler.width(), kRulerHeight - 1);
     p.drawLine(kHeaderWidth - 1, 0, kHeaderWidth - 1, kRulerHeight);

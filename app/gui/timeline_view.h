@@ -101,6 +101,8 @@ private:
     std::int64_t m_tickStep = 1;
     std::vector<IterationLabel> m_iterationLabels;
     std::vector<int> m_nameWidth;        // pixel width of each event's interned name in the current font
+    std::vector<int> m_shortNameWidth;
+    QString m_stepLabel;                 // "1 ms / tick", in the ruler's corner
     mutable std::vector<DrawItem> m_drawItems;  // phase one output, reused across frames
     mutable std::vector<DrawItem> m_hitItems;   // the same for hit testing one lane
 

@@ -166,8 +166,13 @@ private slots:
     void paintsKindColours()
     {
         const QImage image = view()->viewport()->grab().toImage();
-        if (qEnvironmentVariableIsSet("PACER_GUI_SNAPSHOT"))
+        if (qEnvironmentVariableIsSet("PACER_GUI_SNAPSHOT")) {  // for looking at it: scripts/screenshot is the real one
+            view()->selectEvent(view()->model()->eventAt(3, 5'200'000, 0));
+            view()->zoom()->setVisibleRange(3'000'000, 10'500'000);
             m_window->grab().save(qEnvironmentVariable("PACER_GUI_SNAPSHOT"));
+            view()->zoom()->resetZoom();
+            view()->selectEvent(-1);
+        }
         const qreal dpr = image.devicePixelRatio();
         auto pixel = [&](QPoint p) { return image.pixel(QPoint(int(p.x() * dpr), int(p.y() * dpr))); };
         const QPoint forward = pointOf("rank 0 compute", "fc1") + QPoint(0, 5);  // below the label text

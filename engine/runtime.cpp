@@ -1,0 +1,342 @@
+#include "engine/runtime.h"
+
+#include "engine/plan.h"
+#include "pacer/config.h"
+
+#if PACER_HAVE_CUDA
+#include <nvtx3/nvToolsExt.h>
+#endif
+
+#include <algorithm>
+#include <cstdio>
+
+namespace pacer::engine {
+namespace {
+
+// Dynamic mode's control block: one readiness flag per tensor, then rank 0's clock in 16-bit chunks (each chunk
+// is an exact float, and the others contribute 0, so the sum is rank 0's clock exactly).
+constexpr int kClockChunks = 4;
+
+void encodeClock(Nanos now, float* out) {
+    auto v = static_cast<std::uint64_t>(now);
+    for (int i = 0; i < kClockChunks; ++i, v >>= 16) out[i] = static_cast<float>(v & 0xFFFF);
+}
+
+Nanos decodeClock(const float* in) {
+    std::uint64_t v = 0;
+    for (int i = kClockChunks - 1; i >= 0; --i) v = (v << 16) | static_cast<std::uint64_t>(in[i]);
+    return static_cast<Nanos>(v);
+}
+
+// An NVTX range per segment on GPU, so that Nsight and our CUPTI tracer show which tensor and segment ran.
+class SegmentRange {
+public:
+    SegmentRange(bool on, const CommUnit& unit) {
+#if PACER_HAVE_CUDA
+        if (!on) return;
+        const Piece& p = unit.pieces.front();
+        char name[128];
+        std::snprintf(name, sizeof name, "pacer.comm tensor=%d seg=%d pieces=%zu bytes=%zu prio=%d", p.tensor, p.segment,
+                      unit.pieces.size(), unit.bytes(), unit.priority);
+        nvtxRangePushA(name);
+        pushed_ = true;
+#endif
+    }
+    ~SegmentRange() {
+#if PACER_HAVE_CUDA
+        if (pushed_) nvtxRangePop();
+#endif
+    }
+
+private:
+    bool pushed_ = false;
+};
+
+}  // namespace
+
+Runtime::Runtime(Transport& transport, std::unique_ptr<Policy> policy, std::vector<TensorInfo> tensors,
+                 std::vector<float*> gradients, RuntimeOptions options, TraceSink* sink)
+    : transport_(transport), policy_(std::move(policy)), tensors_(std::move(tensors)),
+      gradients_(std::move(gradients)), options_(std::move(options)), sink_(sink) {
+    const std::size_t n = tensors_.size();
+    readyGen_.assign(n, 0);
+    reducedGen_.assign(n, 0);
+    events_.assign(n, nullptr);
+    reducedElements_.assign(n, 0);
+    if (!policy_ && options_.mode == OrderMode::Dynamic) {
+        error_ = Status::error("dynamic order mode needs a policy");
+    } else if (gradients_.size() != n) {
+        error_ = Status::error(std::to_string(gradients_.size()) + " gradient buffers for " + std::to_string(n) + " tensors");
+    } else if (std::find(gradients_.begin(), gradients_.end(), nullptr) != gradients_.end()) {
+        error_ = Status::error("a gradient buffer is null");
+    } else if (options_.timeout.count() <= 0) {
+        error_ = Status::error("the runtime timeout must be positive");
+    } else if (options_.mode == OrderMode::Plan) {
+        error_ = validatePlan(options_.plan, tensors_);
+    }
+    for (std::size_t i = 0; i < n && error_.ok(); ++i)
+        if (tensors_[i].id != static_cast<int>(i)) error_ = Status::error("tensor ids must be 0..n-1 in order");
+    if (error_.ok()) thread_ = std::thread([this] { commLoop(); });
+}
+
+Runtime::~Runtime() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+        // A collective in flight would otherwise hold the thread until its peers time out.
+        if (inIteration_) transport_.abort();
+    }
+    changed_.notify_all();
+    reduced_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+Nanos Runtime::clockNs() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+Status Runtime::status() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+}
+
+void Runtime::fail(Status error) {
+    {
+        std::lock_guard lock(mutex_);
+        if (error_.ok()) error_ = std::move(error);
+    }
+    transport_.abort();  // peers blocked on us fail fast instead of waiting for their timeout
+    changed_.notify_all();
+    reduced_.notify_all();
+}
+
+Status Runtime::beginIteration(int iteration) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!error_.ok()) return error_;
+        ++begun_;
+        iterationIds_.push_back(iteration);
+    }
+    changed_.notify_all();
+    return Status::success();
+}
+
+void Runtime::gradientReady(int tensor, void* cudaEvent) {
+    std::unique_lock lock(mutex_);
+    if (!error_.ok()) return;
+    std::string bad;
+    if (tensor < 0 || tensor >= static_cast<int>(tensors_.size()))
+        bad = "gradientReady: tensor " + std::to_string(tensor) + " does not exist";
+    else if (begun_ == 0)
+        bad = "gradientReady for tensor " + std::to_string(tensor) + " before beginIteration";
+    else if (readyGen_[tensor] >= begun_)
+        bad = "gradientReady for tensor " + std::to_string(tensor) + " twice in one iteration";
+    if (!bad.empty()) {
+        lock.unlock();
+        fail(Status::error("rank " + std::to_string(transport_.rank()) + ": " + bad));
+        return;
+    }
+    readyGen_[tensor] = begun_;
+    events_[tensor] = cudaEvent;
+    lock.unlock();
+    changed_.notify_all();
+}
+
+Status Runtime::waitReduced(int tensor) {
+    std::unique_lock lock(mutex_);
+    if (tensor < 0 || tensor >= static_cast<int>(tensors_.size()))
+        return Status::error("waitReduced: tensor " + std::to_string(tensor) + " does not exist");
+    const int gen = readyGen_[tensor];
+    const bool barrier = policy_ && policy_->updateWaitsForAll();
+    const bool done = reduced_.wait_for(lock, options_.timeout, [&] {
+        return !error_.ok() || (barrier ? completed_ >= gen : reducedGen_[tensor] >= gen);
+    });
+    if (!error_.ok()) return error_;
+    if (!done)
+        return Status::error("rank " + std::to_string(transport_.rank()) + ": tensor " + std::to_string(tensor) +
+                             " was not reduced within " + std::to_string(options_.timeout.count()) + " ms");
+    return Status::success();
+}
+
+Status Runtime::waitAll() {
+    std::unique_lock lock(mutex_);
+    const int gen = begun_;
+    const bool done = reduced_.wait_for(lock, options_.timeout, [&] { return !error_.ok() || completed_ >= gen; });
+    if (!error_.ok()) return error_;
+    if (!done)
+        return Status::error("rank " + std::to_string(transport_.rank()) + ": iteration not reduced within " +
+                             std::to_string(options_.timeout.count()) + " ms");
+    return Status::success();
+}
+
+void Runtime::commLoop() {
+    for (int gen = 1;; ++gen) {
+        {
+            std::unique_lock lock(mutex_);
+            // Idle between iterations: no timeout here, the caller decides when training continues.
+            changed_.wait(lock, [&] { return stop_ || !error_.ok() || begun_ >= gen; });
+            if (stop_ || !error_.ok()) return;
+            inIteration_ = true;
+        }
+        std::fill(reducedElements_.begin(), reducedElements_.end(), 0);
+        Status s = options_.mode == OrderMode::Plan ? runPlanIteration(gen) : runDynamicIteration(gen);
+        if (!s.ok()) {
+            fail(std::move(s));
+            return;
+        }
+        {
+            std::lock_guard lock(mutex_);
+            inIteration_ = false;
+            completed_ = gen;
+            iterationIds_.pop_front();
+        }
+        reduced_.notify_all();
+    }
+}
+
+Status Runtime::waitLocallyReady(const CommUnit& unit, int gen) {
+    std::unique_lock lock(mutex_);
+    for (const Piece& p : unit.pieces) {
+        const bool ready = changed_.wait_for(lock, options_.timeout,
+                                             [&] { return stop_ || !error_.ok() || readyGen_[p.tensor] >= gen; });
+        if (stop_) return Status::error("runtime stopped during an iteration");
+        if (!error_.ok()) return error_;
+        if (!ready)
+            return Status::error("rank " + std::to_string(transport_.rank()) + ": the gradient of tensor " +
+                                 std::to_string(p.tensor) + " was not ready within " +
+                                 std::to_string(options_.timeout.count()) + " ms");
+    }
+    return Status::success();
+}
+
+Status Runtime::runPlanIteration(int gen) {
+    for (const CommUnit& unit : options_.plan) {
+        PACER_RETURN_IF_ERROR(waitLocallyReady(unit, gen));
+        PACER_RETURN_IF_ERROR(execute(unit, gen));
+    }
+    return Status::success();
+}
+
+Status Runtime::runDynamicIteration(int gen) {
+    const int n = static_cast<int>(tensors_.size());
+    const int ranks = transport_.size();
+    std::vector<float> control(n + kClockChunks);
+    std::vector<bool> globallyReady(n, false);
+    std::vector<bool> announced(n, false);
+    std::optional<CommUnit> pendingDone;
+    bool enterAtOnce = true;  // after a unit there may be more work: every rank enters the next round at once
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point wake = Clock::time_point::max();  // when the policy's held-back work is due
+    for (bool first = true;; first = false) {
+        std::unique_lock lock(mutex_);
+        if (!enterAtOnce) {
+            // Nothing to send until this rank has news (a gradient) or the policy's held-back work is due; a rank
+            // with nothing left to wait for joins the round at once, since the news must come from a peer.
+            auto hasNews = [&] {
+                if (stop_ || !error_.ok()) return true;
+                bool all = true;
+                for (int t = 0; t < n; ++t) {
+                    const bool ready = readyGen_[t] >= gen;
+                    if (ready && !announced[t]) return true;
+                    all = all && ready;
+                }
+                return all;
+            };
+            const auto deadline = std::min(wake, Clock::now() + options_.timeout);
+            const bool news = changed_.wait_until(lock, deadline, hasNews);
+            if (stop_) return Status::error("runtime stopped during an iteration");
+            if (!error_.ok()) return error_;
+            if (!news && Clock::now() < wake)
+                return Status::error("rank " + std::to_string(transport_.rank()) + ": no gradient became ready within " +
+                                     std::to_string(options_.timeout.count()) + " ms");
+        }
+        for (int t = 0; t < n; ++t) {
+            const bool ready = readyGen_[t] >= gen;
+            control[t] = ready ? 1.0f : 0.0f;
+            if (ready) announced[t] = true;
+        }
+        lock.unlock();
+        if (transport_.rank() == 0) encodeClock(clockNs(), control.data() + n);
+        else std::fill(control.begin() + n, control.end(), 0.0f);
+
+        PACER_RETURN_IF_ERROR(transport_.allreduce(control.data(), control.size()));
+        const Nanos now = decodeClock(control.data() + n);
+        if (first) policy_->beginIteration(now);
+        if (pendingDone) policy_->onUnitDone(*pendingDone, now);
+        pendingDone.reset();
+        // Newly ready everywhere: in backward order, the order gradients are produced, so FIFO sees the same.
+        for (int t = n - 1; t >= 0; --t) {
+            if (!globallyReady[t] && static_cast<int>(control[t] + 0.5f) == ranks) {
+                globallyReady[t] = true;
+                policy_->onGradientReady(t, now);
+            }
+        }
+        if (policy_->finished()) return Status::success();
+        std::optional<CommUnit> unit = policy_->next(now);
+        wake = Clock::time_point::max();
+        if (!unit) {
+            enterAtOnce = false;
+            if (const Nanos w = policy_->wakeTime(); w != kNever)
+                wake = Clock::now() + std::chrono::nanoseconds(std::max<Nanos>(0, w - now));
+            continue;
+        }
+        for (const Piece& p : unit->pieces)
+            if (p.tensor < 0 || p.tensor >= n || !globallyReady[p.tensor])
+                return Status::error("policy '" + std::string(policy_->name()) + "' chose tensor " +
+                                     std::to_string(p.tensor) + " before its gradient was ready on every rank");
+        PACER_RETURN_IF_ERROR(execute(*unit, gen));
+        pendingDone = std::move(unit);
+        enterAtOnce = true;
+    }
+}
+
+Status Runtime::execute(const CommUnit& unit, int gen) {
+    SegmentRange range(options_.gpu, unit);
+    const Nanos start = clockNs();
+    if (options_.gpu) {
+        for (const Piece& p : unit.pieces) {
+            void* event = nullptr;
+            {
+                std::lock_guard lock(mutex_);
+                event = events_[p.tensor];
+            }
+            PACER_RETURN_IF_ERROR(transport_.waitEvent(event));
+        }
+    }
+    if (unit.pieces.size() == 1) {
+        const Piece& p = unit.pieces.front();
+        PACER_RETURN_IF_ERROR(transport_.allreduce(gradients_[p.tensor] + p.offset, p.count));
+    } else {
+        // A fused unit: pack the pieces into one buffer, reduce it once, unpack.
+        auto buffer = transport_.scratch(unit.elements());
+        if (!buffer.ok()) return buffer.status();
+        std::size_t at = 0;
+        for (const Piece& p : unit.pieces) {
+            PACER_RETURN_IF_ERROR(transport_.copy(*buffer + at, gradients_[p.tensor] + p.offset, p.count));
+            at += p.count;
+        }
+        PACER_RETURN_IF_ERROR(transport_.allreduce(*buffer, at));
+        at = 0;
+        for (const Piece& p : unit.pieces) {
+            PACER_RETURN_IF_ERROR(transport_.copy(gradients_[p.tensor] + p.offset, *buffer + at, p.count));
+            at += p.count;
+        }
+        PACER_RETURN_IF_ERROR(transport_.synchronize());
+    }
+    const Nanos end = clockNs();
+    int iteration = 0;
+    {
+        std::lock_guard lock(mutex_);
+        iteration = iterationIds_.empty() ? gen : iterationIds_.front();
+        for (const Piece& p : unit.pieces) {
+            reducedElements_[p.tensor] += p.count;
+            if (reducedElements_[p.tensor] >= tensors_[p.tensor].elements) reducedGen_[p.tensor] = gen;
+        }
+    }
+    reduced_.notify_all();
+    if (sink_) sink_->onComm(CommEvent{iteration, unit, start, end});
+    return Status::success();
+}
+
+}  // namespace pacer::engine

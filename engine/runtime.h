@@ -1,0 +1,95 @@
+// The runtime: a communication thread that drives a Policy with the real clock over a Transport.
+//
+// The compute thread announces gradients (gradientReady) and waits for reductions (waitReduced, waitAll); the
+// comm thread decides and issues the collectives, one unit at a time, packing fused units through a scratch
+// buffer. Layer i may be updated as soon as its own tensors are reduced (cross-iteration overlap), except
+// under a policy with updateWaitsForAll() (ddp), where waitReduced waits for the whole iteration.
+//
+// Every rank issues the same collectives in the same order, in one of two modes (docs/ARCHITECTURE.md):
+//   Plan     the caller gives the unit order of one iteration; every rank follows it.
+//   Dynamic  before each decision the ranks run one tiny all-reduce that sums their readiness flags and carries
+//            rank 0's clock; a tensor is ready when all ranks have it, and every rank feeds the same events at
+//            the same agreed time to its own copy of the (deterministic) policy, so all ranks choose alike.
+//
+// Errors (a dead peer, a timeout, bad input) are kept and returned by the next call that waits; after an error
+// the runtime stays failed. Every wait has RuntimeOptions::timeout.
+#pragma once
+
+#include "engine/policy.h"
+#include "engine/status.h"
+#include "engine/trace_sink.h"
+#include "engine/transport/transport.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace pacer::engine {
+
+enum class OrderMode { Plan, Dynamic };
+
+struct RuntimeOptions {
+    OrderMode mode = OrderMode::Dynamic;
+    std::chrono::milliseconds timeout{60000};
+    std::vector<CommUnit> plan;  // Plan mode: the unit order of one iteration, covering every element once
+    bool gpu = false;            // gradients are device memory (NCCL transport); segments get NVTX ranges
+};
+
+class Runtime {
+public:
+    Runtime(Transport& transport, std::unique_ptr<Policy> policy, std::vector<TensorInfo> tensors,
+            std::vector<float*> gradients, RuntimeOptions options, TraceSink* sink);
+    ~Runtime();  // stops the thread; aborts the transport only if an iteration is still in flight
+    Runtime(const Runtime&) = delete;
+    Runtime& operator=(const Runtime&) = delete;
+
+    // Starts the next iteration (numbered by the caller, for the trace). Fails if the runtime has failed.
+    Status beginIteration(int iteration);
+    // The gradient of `tensor` for the current iteration is complete (on GPU: once cudaEvent has fired).
+    void gradientReady(int tensor, void* cudaEvent = nullptr);
+    // Blocks until the gradient last announced for `tensor` is fully reduced (under ddp: until its whole
+    // iteration is), or the timeout, or an error.
+    Status waitReduced(int tensor);
+    // Blocks until every tensor of the last begun iteration is reduced.
+    Status waitAll();
+    // The first error, or ok.
+    Status status() const;
+
+private:
+    void commLoop();
+    Status runPlanIteration(int gen);
+    Status runDynamicIteration(int gen);
+    Status waitLocallyReady(const CommUnit& unit, int gen);
+    Status execute(const CommUnit& unit, int gen);
+    void fail(Status error);
+    Nanos clockNs() const;
+
+    Transport& transport_;
+    std::unique_ptr<Policy> policy_;
+    std::vector<TensorInfo> tensors_;
+    std::vector<float*> gradients_;
+    RuntimeOptions options_;
+    TraceSink* sink_;
+    std::chrono::steady_clock::time_point epoch_ = std::chrono::steady_clock::now();
+
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;    // wakes the comm thread
+    std::condition_variable reduced_;    // wakes waiting callers
+    bool stop_ = false;
+    bool inIteration_ = false;
+    Status error_;
+    int begun_ = 0;                      // iterations begun by the caller (generation numbers 1..begun_)
+    int completed_ = 0;                  // iterations whose every tensor is reduced
+    std::deque<int> iterationIds_;       // caller's numbers of the begun, not yet completed iterations
+    std::vector<int> readyGen_;          // per tensor: generation of the last announced gradient
+    std::vector<int> reducedGen_;        // per tensor: generation of the last completed reduction
+    std::vector<void*> events_;          // per tensor: CUDA event of the last announced gradient
+    std::vector<std::size_t> reducedElements_;  // comm thread only: progress within the current generation
+    std::thread thread_;
+};
+
+}  // namespace pacer::engine

@@ -1,0 +1,24 @@
+// How the engine reports what it did: one CommEvent per collective (a segment or a fused unit), carrying the
+// tensor ids, segment indices, bytes and priority of its pieces, so that order and preemption are visible on
+// the timeline. The worker forwards these to the profiler; onComm is called on the communication thread and
+// must be quick (copy the event into a buffer, nothing more).
+#pragma once
+
+#include "engine/tensor.h"
+
+namespace pacer::engine {
+
+struct CommEvent {
+    int iteration = 0;
+    CommUnit unit;
+    Nanos start = 0;  // steady_clock, ns since its epoch (CLOCK_MONOTONIC on Linux)
+    Nanos end = 0;
+};
+
+class TraceSink {
+public:
+    virtual ~TraceSink() = default;
+    virtual void onComm(const CommEvent& event) = 0;
+};
+
+}  // namespace pacer::engine

@@ -1,0 +1,232 @@
+// NCCL on CUDA, one rank per GPU. Plain C++ against the CUDA runtime API: no .cu file is needed.
+//
+// The communicator is non-blocking (ncclConfig_t::blocking = 0), so every wait is a poll that can give up:
+// init, each ncclAllReduce and each broadcast poll ncclCommGetAsyncError and cudaStreamQuery until done or
+// until the timeout, and then ncclCommAbort frees the ranks that still wait. The unique id goes from rank 0
+// to the others through the FileStore in the rendezvous directory.
+#include "pacer/config.h"
+
+#include "engine/transport/transport.h"
+
+#if PACER_HAVE_NCCL
+#include "engine/transport/heartbeat.h"
+
+#include <cuda_runtime.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <nccl.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#endif
+
+namespace pacer::engine {
+
+#if PACER_HAVE_NCCL
+namespace {
+
+std::string cudaText(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
+
+#define PACER_CUDA_CHECK(expr)                                                                              \
+    do {                                                                                                    \
+        const cudaError_t pacer_cuda_ = (expr);                                                             \
+        if (pacer_cuda_ != cudaSuccess) return detail::checkFailed(__FILE__, __LINE__, #expr " failed: " + cudaText(pacer_cuda_)); \
+    } while (0)
+
+class NcclTransport final : public Transport {
+public:
+    NcclTransport(const TransportOptions& o, int device, cudaStream_t stream, bool ownsStream)
+        : options_(o), device_(device), stream_(stream), ownsStream_(ownsStream),
+          heartbeat_(std::make_unique<Heartbeat>(o.rendezvous_dir, o.rank, o.size)) {}
+
+    ~NcclTransport() override {
+        if (comm_) {
+            if (failed_) ncclCommAbort(comm_);
+            else ncclCommDestroy(comm_);
+        }
+        if (scratchDevice_) cudaFree(scratchDevice_);
+        if (ownsStream_ && stream_) cudaStreamDestroy(stream_);
+    }
+
+    Status init(const ncclUniqueId& id) {
+        ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+        config.blocking = 0;
+        PACER_CUDA_CHECK(cudaSetDevice(device_));
+        const ncclResult_t r = ncclCommInitRankConfig(&comm_, options_.size, id, options_.rank, &config);
+        if (r != ncclSuccess && r != ncclInProgress) return fail("ncclCommInitRankConfig", r);
+        return waitComm("communicator init");
+    }
+
+    int rank() const override { return options_.rank; }
+    int size() const override { return options_.size; }
+    bool deviceMemory() const override { return true; }
+
+    Status allreduce(float* data, std::size_t count) override {
+        if (failed_) return Status::error(error_);
+        if (count == 0) return Status::success();
+        const ncclResult_t r = ncclAllReduce(data, data, count, ncclFloat32, ncclSum, comm_, stream_);
+        if (r != ncclSuccess && r != ncclInProgress) return fail("ncclAllReduce", r);
+        return waitStream("all-reduce of " + std::to_string(count * sizeof(float)) + " bytes");
+    }
+
+    Status broadcast(void* data, std::size_t bytes, int root) override {
+        if (failed_) return Status::error(error_);
+        if (bytes == 0) return Status::success();
+        // The runtime broadcasts small host-side control blocks; stage them through device scratch space.
+        auto dev = scratch((bytes + sizeof(float) - 1) / sizeof(float));
+        if (!dev.ok()) return dev.status();
+        PACER_CUDA_CHECK(cudaMemcpyAsync(*dev, data, bytes, cudaMemcpyHostToDevice, stream_));
+        const ncclResult_t r = ncclBroadcast(*dev, *dev, bytes, ncclUint8, root, comm_, stream_);
+        if (r != ncclSuccess && r != ncclInProgress) return fail("ncclBroadcast", r);
+        PACER_CUDA_CHECK(cudaMemcpyAsync(data, *dev, bytes, cudaMemcpyDeviceToHost, stream_));
+        return waitStream("broadcast of " + std::to_string(bytes) + " bytes");
+    }
+
+    void abort() override {
+        if (failed_.exchange(true)) return;
+        if (error_.empty()) error_ = "rank " + std::to_string(options_.rank) + ": transport aborted";
+    }
+
+    Status copy(float* dst, const float* src, std::size_t count) override {
+        if (count == 0) return Status::success();
+        PACER_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
+        return Status::success();
+    }
+
+    Status synchronize() override { return waitStream("copy"); }
+
+    Status waitEvent(void* cudaEvent) override {
+        if (cudaEvent) PACER_CUDA_CHECK(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(cudaEvent), 0));
+        return Status::success();
+    }
+
+    Result<float*> scratch(std::size_t count) override {
+        if (count > scratchDeviceCount_) {
+            if (scratchDevice_) cudaFree(scratchDevice_);
+            scratchDevice_ = nullptr;
+            scratchDeviceCount_ = 0;
+            const cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&scratchDevice_), count * sizeof(float));
+            if (e != cudaSuccess) return Status::error("cudaMalloc of the fused buffer failed: " + cudaText(e));
+            scratchDeviceCount_ = count;
+        }
+        return scratchDevice_;
+    }
+
+private:
+    Status fail(const std::string& what, ncclResult_t r) {
+        failed_ = true;
+        error_ = "rank " + std::to_string(options_.rank) + ": " + what + " failed: " + ncclGetErrorString(r) + "; " +
+                 heartbeat_->diagnose();
+        if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
+        return Status::error(error_);
+    }
+
+    Status timedOut(const std::string& what) {
+        failed_ = true;
+        error_ = "rank " + std::to_string(options_.rank) + ": " + what + " did not finish within " +
+                 std::to_string(options_.timeout.count()) + " ms: " + heartbeat_->diagnose();
+        if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
+        return Status::error(error_);
+    }
+
+    Status waitComm(const std::string& what) {
+        const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
+        for (;;) {
+            ncclResult_t state = ncclSuccess;
+            ncclCommGetAsyncError(comm_, &state);
+            if (state == ncclSuccess) return Status::success();
+            if (state != ncclInProgress) return fail(what, state);
+            if (failed_) return Status::error(error_);
+            if (std::chrono::steady_clock::now() > deadline) return timedOut(what);
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
+
+    Status waitStream(const std::string& what) {
+        PACER_RETURN_IF_ERROR(waitComm(what));
+        const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
+        for (;;) {
+            const cudaError_t e = cudaStreamQuery(stream_);
+            if (e == cudaSuccess) return Status::success();
+            if (e != cudaErrorNotReady) {
+                failed_ = true;
+                error_ = "rank " + std::to_string(options_.rank) + ": " + what + ": " + cudaText(e);
+                return Status::error(error_);
+            }
+            ncclResult_t state = ncclSuccess;
+            ncclCommGetAsyncError(comm_, &state);
+            if (state != ncclSuccess && state != ncclInProgress) return fail(what, state);
+            if (failed_) {
+                if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
+                return Status::error(error_);
+            }
+            if (std::chrono::steady_clock::now() > deadline) return timedOut(what);
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+    }
+
+    TransportOptions options_;
+    int device_;
+    cudaStream_t stream_;
+    bool ownsStream_;
+    std::unique_ptr<Heartbeat> heartbeat_;
+    ncclComm_t comm_ = nullptr;
+    std::atomic<bool> failed_{false};
+    std::string error_;
+    float* scratchDevice_ = nullptr;
+    std::size_t scratchDeviceCount_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Transport>> makeNcclTransport(const TransportOptions& o, int cudaDevice, void* commStream) {
+    PACER_RETURN_IF_ERROR(validate(o));
+    int devices = 0;
+    const cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0)
+        return Status::error("no GPU: the NCCL transport needs a CUDA device (" +
+                             (e != cudaSuccess ? cudaText(e) : std::string("0 devices")) + ")");
+    if (cudaDevice < 0 || cudaDevice >= devices)
+        return Status::error("CUDA device " + std::to_string(cudaDevice) + " does not exist (" +
+                             std::to_string(devices) + " found)");
+    std::error_code ec;
+    std::filesystem::create_directories(o.rendezvous_dir, ec);
+    ncclUniqueId id{};
+    try {
+        gloo::rendezvous::FileStore fileStore(o.rendezvous_dir);
+        gloo::rendezvous::PrefixStore store("pacer-nccl", fileStore);
+        if (o.rank == 0) {
+            const ncclResult_t r = ncclGetUniqueId(&id);
+            if (r != ncclSuccess) return Status::error(std::string("ncclGetUniqueId failed: ") + ncclGetErrorString(r));
+            store.set("unique-id", std::vector<char>(reinterpret_cast<char*>(&id), reinterpret_cast<char*>(&id) + sizeof id));
+        } else {
+            store.wait({"unique-id"}, o.timeout);
+            const auto bytes = store.get("unique-id");
+            if (bytes.size() != sizeof id) return Status::error("the NCCL unique id in the store has the wrong size");
+            std::memcpy(&id, bytes.data(), sizeof id);
+        }
+    } catch (const std::exception& ex) {
+        return Status::error("rank " + std::to_string(o.rank) + ": NCCL id exchange through " + o.rendezvous_dir +
+                             " failed within " + std::to_string(o.timeout.count()) + " ms: " + ex.what());
+    }
+    if (cudaSetDevice(cudaDevice) != cudaSuccess) return Status::error("cudaSetDevice failed");
+    cudaStream_t stream = static_cast<cudaStream_t>(commStream);
+    const bool owns = stream == nullptr;
+    if (owns && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+        return Status::error("cannot create the communication stream");
+    auto transport = std::make_unique<NcclTransport>(o, cudaDevice, stream, owns);
+    PACER_RETURN_IF_ERROR(transport->init(id));
+    return std::unique_ptr<Transport>(std::move(transport));
+}
+
+#else
+
+Result<std::unique_ptr<Transport>> makeNcclTransport(const TransportOptions&, int, void*) {
+    return Status::error("this build has no NCCL transport (CUDA or NCCL was not found at configure time)");
+}
+
+#endif
+
+}  // namespace pacer::engine

@@ -1,0 +1,64 @@
+// The collective transport the runtime drives: sum all-reduce of float32 in place, and broadcast.
+//
+// Gloo (CPU, TCP, FileStore rendezvous) and NCCL (GPU, unique id through the same store) implement it. Every
+// call has the timeout of TransportOptions; a failed or timed-out call returns a Status that names the peer
+// rank that stopped (found through per-rank heartbeat files in the rendezvous directory), and after any
+// failure the transport stays failed: later calls return at once. abort() unblocks a call in progress from
+// another thread. Link emulation caps each rank's link so that a 2-core machine behaves like a cluster network.
+#pragma once
+
+#include "engine/status.h"
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace pacer::engine {
+
+struct TransportOptions {
+    int rank = 0;
+    int size = 1;
+    std::string rendezvous_dir;                 // shared directory for the FileStore and the heartbeat files
+    std::chrono::milliseconds timeout{60000};   // every wait: rendezvous, each collective
+    double link_gbps = 0;                       // 0 = no emulation
+    double link_latency_us = 0;                 // per message step of the ring; 0 = none
+    std::string host = "127.0.0.1";             // address this rank listens on (Gloo TCP)
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+    virtual int rank() const = 0;
+    virtual int size() const = 0;
+    // Sum all-reduce in place; host memory (Gloo) or device memory (NCCL).
+    virtual Status allreduce(float* data, std::size_t count) = 0;
+    virtual Status broadcast(void* data, std::size_t bytes, int root) = 0;
+    // Unblocks everything, from any thread; used on fatal errors. The transport is failed afterwards.
+    virtual void abort() = 0;
+
+    // Where the data lives, so that the runtime can pack fused units: host memory unless overridden.
+    virtual bool deviceMemory() const { return false; }
+    // dst = src for count floats in the transport's memory space, ordered before the next collective.
+    virtual Status copy(float* dst, const float* src, std::size_t count);
+    // Waits until the copies issued so far are done (device transports); host copies are done already.
+    virtual Status synchronize() { return Status::success(); }
+    // Makes the next collective wait for a CUDA event (the gradient's); host transports ignore it.
+    virtual Status waitEvent(void* cudaEvent) { return Status::success(); }
+    // Scratch space in the transport's memory space for fused buffers; valid until the next call.
+    virtual Result<float*> scratch(std::size_t count);
+
+protected:
+    std::unique_ptr<float[]> scratch_;
+    std::size_t scratchCount_ = 0;
+};
+
+Status validate(const TransportOptions& options);
+
+Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& options);
+
+// NCCL over CUDA, one rank per GPU; commStream is a cudaStream_t (nullptr: the transport makes its own).
+// Returns a clear error where NCCL was not built or no GPU is present.
+Result<std::unique_ptr<Transport>> makeNcclTransport(const TransportOptions& options, int cudaDevice, void* commStream);
+
+}  // namespace pacer::engine

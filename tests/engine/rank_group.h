@@ -1,0 +1,68 @@
+// Ranks as threads for the engine tests: N Gloo transports over TCP loopback with a FileStore in a temp dir,
+// as Gloo's own tests do, and a helper that runs one function per rank and collects their Statuses.
+#pragma once
+
+#include "engine/trace_sink.h"
+#include "engine/transport/transport.h"
+
+#include <QTemporaryDir>
+
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace pacer::engine::testing {
+
+inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, const QString& dir,
+                                                                    std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
+                                                                    double gbps = 0, double latencyUs = 0) {
+    std::vector<std::unique_ptr<Transport>> transports(ranks);
+    std::vector<Status> errors(ranks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r) {
+        threads.emplace_back([&, r] {
+            TransportOptions o;
+            o.rank = r;
+            o.size = ranks;
+            o.rendezvous_dir = dir.toStdString();
+            o.timeout = timeout;
+            o.link_gbps = gbps;
+            o.link_latency_us = latencyUs;
+            auto t = makeGlooTransport(o);
+            if (t.ok()) transports[r] = std::move(t.value());
+            else errors[r] = t.status();
+        });
+    }
+    for (auto& t : threads) t.join();
+    for (const Status& s : errors)
+        if (!s.ok()) return s;
+    return transports;
+}
+
+// Runs fn(rank) on one thread per rank; returns each rank's Status.
+inline std::vector<Status> onEveryRank(int ranks, const std::function<Status(int)>& fn) {
+    std::vector<Status> results(ranks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r) threads.emplace_back([&, r] { results[r] = fn(r); });
+    for (auto& t : threads) t.join();
+    return results;
+}
+
+class RecordingSink final : public TraceSink {
+public:
+    void onComm(const CommEvent& e) override {
+        std::lock_guard lock(mutex_);
+        events_.push_back(e);
+    }
+    std::vector<CommEvent> events() const {
+        std::lock_guard lock(mutex_);
+        return events_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<CommEvent> events_;
+};
+
+}  // namespace pacer::engine::testing

@@ -1,0 +1,111 @@
+// The Gloo transport: exact sums across thread ranks, broadcast, link emulation pacing, clear errors for bad
+// options, and a dead peer turned into a Status that names it within the timeout.
+#include "rank_group.h"
+
+#include <QTest>
+
+#include <chrono>
+
+using namespace pacer::engine;
+using namespace pacer::engine::testing;
+
+class TestTransport : public QObject {
+    Q_OBJECT
+private slots:
+    void allreduceSumsExactly_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<qulonglong>("count");
+        for (int ranks : {1, 2, 3, 4})
+            for (qulonglong count : {1ull, 7ull, 1000ull, 262147ull})
+                QTest::addRow("ranks%d/count%llu", ranks, count) << ranks << count;
+    }
+    void allreduceSumsExactly() {
+        QFETCH(int, ranks);
+        QFETCH(qulonglong, count);
+        QTemporaryDir dir;
+        auto group = connectRanks(ranks, dir.path());
+        QVERIFY2(group.ok(), group.message().c_str());
+        std::vector<std::vector<float>> data(ranks, std::vector<float>(count));
+        const auto results = onEveryRank(ranks, [&](int r) {
+            for (std::size_t i = 0; i < count; ++i) data[r][i] = static_cast<float>((r + 1) * (i % 100 + 1));
+            return (*group)[r]->allreduce(data[r].data(), count);
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        const int rankSum = ranks * (ranks + 1) / 2;
+        for (int r = 0; r < ranks; ++r)
+            for (std::size_t i = 0; i < count; ++i) QCOMPARE(data[r][i], static_cast<float>(rankSum * (i % 100 + 1)));
+    }
+
+    void broadcastFromEveryRoot() {
+        QTemporaryDir dir;
+        auto group = connectRanks(3, dir.path());
+        QVERIFY(group.ok());
+        for (int root = 0; root < 3; ++root) {
+            std::vector<std::vector<int>> data(3, std::vector<int>(5));
+            const auto results = onEveryRank(3, [&](int r) {
+                for (int i = 0; i < 5; ++i) data[r][i] = r * 100 + i;
+                return (*group)[r]->broadcast(data[r].data(), 5 * sizeof(int), root);
+            });
+            for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+            for (int r = 0; r < 3; ++r) QCOMPARE(data[r][4], root * 100 + 4);
+        }
+    }
+
+    void linkEmulationPacesTheCollective() {
+        // 2 ranks at 0.1 Gb/s: 1 MiB all-reduce sends 1 MiB per rank, at least 84 ms on that link.
+        QTemporaryDir dir;
+        auto group = connectRanks(2, dir.path(), std::chrono::milliseconds(20000), 0.1, 0);
+        QVERIFY(group.ok());
+        std::vector<std::vector<float>> data(2, std::vector<float>(1 << 18, 1.0f));
+        const auto start = std::chrono::steady_clock::now();
+        onEveryRank(2, [&](int r) { return (*group)[r]->allreduce(data[r].data(), data[r].size()); });
+        const auto elapsed = std::chrono::steady_clock::now() - start;
+        QVERIFY(elapsed >= std::chrono::milliseconds(83));
+        QCOMPARE(data[1][12345], 2.0f);
+    }
+
+    void badOptionsAreClearErrors() {
+        TransportOptions o;
+        o.rendezvous_dir = "/tmp";
+        o.rank = 3;
+        o.size = 2;
+        auto t = makeGlooTransport(o);
+        QVERIFY(!t.ok());
+        QVERIFY2(t.message().find("rank 3 is outside") != std::string::npos, t.message().c_str());
+        o.rank = 0;
+        o.rendezvous_dir.clear();
+        QVERIFY(!makeGlooTransport(o).ok());
+    }
+
+    void deadPeerIsNamedWithinTheTimeout() {
+        const int ranks = 3;
+        const auto timeout = std::chrono::milliseconds(3000);
+        QTemporaryDir dir;
+        auto group = connectRanks(ranks, dir.path(), timeout);
+        QVERIFY(group.ok());
+        std::vector<float> a(1000, 1.0f), b(1000, 1.0f);
+        const auto start = std::chrono::steady_clock::now();
+        const auto results = onEveryRank(ranks, [&](int r) -> Status {
+            if (r == 2) {
+                // Rank 2 dies: its connections close and its heartbeat stops.
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                (*group)[2].reset();
+                return Status::success();
+            }
+            Status s;
+            for (int i = 0; i < 100000 && s.ok(); ++i) s = (*group)[r]->allreduce(r == 0 ? a.data() : b.data(), 1000);
+            return s;
+        });
+        const auto elapsed = std::chrono::steady_clock::now() - start;
+        for (int r = 0; r < 2; ++r) {
+            QVERIFY(!results[r].ok());
+            QVERIFY2(results[r].message().find("rank 2 stopped") != std::string::npos, results[r].message().c_str());
+        }
+        QVERIFY(elapsed < timeout + std::chrono::seconds(5));
+        // After a failure the transport stays failed and answers at once.
+        QVERIFY(!(*group)[0]->allreduce(a.data(), 10).ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTransport)
+#include "tst_transport.moc"

@@ -121,7 +121,7 @@ private slots:
     {
         QSignalSpy spy(view(), &TimelineView::hoveredEventChanged);
         const QPoint pos = pointOf("rank 0 comm", "allreduce fc4.weight[1]");
-        QVERIFY(pos.x() > TimelineView::kHeaderWidth);
+        QVERIFY(pos.x() > view()->headerWidth());
         QTest::mouseMove(view()->viewport(), pos);
         QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 2000);
         const int event = spy.first().first().toInt();

@@ -39,6 +39,7 @@ void LegendWidget::setContents(std::vector<EventKind> kinds, int minPriority, in
     m_labels.clear();
     for (EventKind kind : m_kinds)
         m_labels.push_back(eventKindLabel(kind));
+    m_hasRamp = m_hasAllReduce && maxPriority > minPriority;
     m_rampLow = QStringLiteral("priority %1").arg(minPriority);
     m_rampHigh = QString::number(maxPriority);
     update();
@@ -69,7 +70,9 @@ void LegendWidget::paintEvent(QPaintEvent*)
     };
     for (std::size_t i = 0; i < m_kinds.size(); ++i)
         swatch(QColor::fromRgb(kindColour(m_kinds[i])), m_labels[i]);
-    if (m_hasAllReduce) {
+    if (m_hasAllReduce && !m_hasRamp)
+        swatch(QColor::fromRgb(priorityColour(0.0)), QStringLiteral("all-reduce"));
+    if (m_hasRamp) {
         p.setPen(text);
         const QString title = QStringLiteral("all-reduce, by");
         p.drawText(QRect(x, 0, fm.horizontalAdvance(title) + 2, h), Qt::AlignVCenter, title);

@@ -31,6 +31,7 @@ private:
     QString m_rampLow;
     QString m_rampHigh;
     bool m_hasAllReduce = false;
+    bool m_hasRamp = false;  // all-reduce units with more than one priority
 };
 
 }  // namespace pacer::gui

@@ -83,13 +83,21 @@ TimeAxis TimelineView::axis() const
     TimeAxis a;
     a.start = m_zoom->visibleStart();
     a.end = m_zoom->visibleEnd();
-    a.left = kHeaderWidth;
-    a.width = std::max(1, viewport()->width() - kHeaderWidth);
+    a.left = m_headerWidth;
+    a.width = std::max(1, viewport()->width() - m_headerWidth);
     return a;
 }
 
 void TimelineView::rebuildLayout()
 {
+    const QFontMetrics fm(font());
+    int widest = 0;
+    for (int i = 0; i < m_model->laneCount(); ++i)
+        widest = std::max(widest, fm.horizontalAdvance(m_model->lane(i).name));
+    m_headerWidth = std::clamp(widest + 20, kMinHeaderWidth, kMaxHeaderWidth);
+    m_laneLabels.clear();
+    for (int i = 0; i < m_model->laneCount(); ++i)
+        m_laneLabels.push_back(fm.elidedText(m_model->lane(i).name, Qt::ElideMiddle, m_headerWidth - 14));
     m_laneTop.clear();
     int y = 4;
     for (int i = 0; i < m_model->laneCount(); ++i) {
@@ -114,8 +122,11 @@ void TimelineView::measureNames()
 {
     const QFontMetrics fm(font());
     m_nameWidth.clear();
+    m_shortNameWidth.clear();
     for (const QString& name : m_model->names())
         m_nameWidth.push_back(fm.horizontalAdvance(name));
+    for (const QString& name : m_model->shortNames())
+        m_shortNameWidth.push_back(fm.horizontalAdvance(name));
 }
 
 void TimelineView::rebuildRuler()
@@ -123,6 +134,7 @@ void TimelineView::rebuildRuler()
     const TimeAxis a = axis();
     m_tickStep = niceTickStep(a.length(), a.width);
     m_ticks.clear();
+    m_stepLabel = formatTickLabel(m_tickStep, m_tickStep) + QStringLiteral(" / tick");
     // Ticks sit on multiples of the step measured from the run's start, so labels read 0, 5 ms, 10 ms ...
     const std::int64_t origin = m_model->startTime();
     std::int64_t k = (a.start - origin) / m_tickStep;
@@ -154,7 +166,7 @@ int TimelineView::laneAt(int viewportY) const
 bool TimelineView::drawItemAt(QPoint pos, DrawItem* item) const
 {
     const int lane = laneAt(pos.y());
-    if (lane < 0 || pos.x() < kHeaderWidth)
+    if (lane < 0 || pos.x() < m_headerWidth)
         return false;
     m_hitItems.clear();
     m_model->appendDrawItems(lane, axis(), kFoldWidthPx, m_hitItems);
@@ -244,7 +256,7 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
     }
 
     // Phase two: paint the records.
-    p.setClipRect(QRect(kHeaderWidth, area.top(), area.width() - kHeaderWidth, area.height()));
+    p.setClipRect(QRect(m_headerWidth, area.top(), area.width() - m_headerWidth, area.height()));
     const QFontMetrics fm(font());
     const int textBaseline = (kLaneHeight + fm.ascent() - fm.descent()) / 2;
     const auto& lanes = *m_model;
@@ -262,12 +274,18 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
         // A hairline on the right edge keeps back-to-back spans apart.
         p.fillRect(QRectF(rect.right() - 1, rect.top(), 1, rect.height()), colour.darker(115));
         const int event = lanes.lane(d.lane).events[static_cast<std::size_t>(d.first)];
-        const int nameId = m_model->eventNameId(event);
-        if (static_cast<std::size_t>(nameId) < m_nameWidth.size() && m_nameWidth[static_cast<std::size_t>(nameId)] + 8 <= rect.width()) {
+        const auto nameId = static_cast<std::size_t>(m_model->eventNameId(event));
+        // The full name if it fits, else the short one, else none: never elide (that would allocate).
+        const double left = std::max(rect.left(), static_cast<double>(m_headerWidth)) + 4;
+        const double room = rect.right() - 4 - left;
+        const QString* label = nullptr;
+        if (nameId < m_nameWidth.size() && m_nameWidth[nameId] <= room)
+            label = &m_model->names()[nameId];
+        else if (nameId < m_shortNameWidth.size() && m_shortNameWidth[nameId] <= room)
+            label = &m_model->shortNames()[nameId];
+        if (label) {
             p.setPen(qGray(d.colour) > 150 ? kText : Qt::white);
-            const double left = std::max(rect.left(), static_cast<double>(kHeaderWidth)) + 4;
-            if (left + m_nameWidth[static_cast<std::size_t>(nameId)] + 4 <= rect.right())
-                p.drawText(QPointF(left, lr.top() + textBaseline), m_model->names()[static_cast<std::size_t>(nameId)]);
+            p.drawText(QPointF(left, lr.top() + textBaseline), *label);
         }
     }
 
@@ -288,7 +306,7 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
 
 void TimelineView::paintHeader(QPainter& p)
 {
-    const QRect area(0, kRulerHeight, kHeaderWidth, viewport()->height() - kRulerHeight);
+    const QRect area(0, kRulerHeight, m_headerWidth, viewport()->height() - kRulerHeight);
     p.save();
     p.setClipRect(area);
     p.fillRect(area, kHeaderBackground);
@@ -298,12 +316,12 @@ void TimelineView::paintHeader(QPainter& p)
             continue;
         const auto& lane = m_model->lane(i);
         if (lane.rank % 2 == 1)
-            p.fillRect(QRect(0, r.top() - kLaneGap / 2, kHeaderWidth, kLaneHeight + kLaneGap), kRankBand.darker(102));
+            p.fillRect(QRect(0, r.top() - kLaneGap / 2, m_headerWidth, kLaneHeight + kLaneGap), kRankBand.darker(102));
         p.setPen(lane.kind == profiler::TrackKind::Compute ? kText : kMutedText);
-        p.drawText(QRect(8, r.top(), kHeaderWidth - 12, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft, lane.name);
+        p.drawText(QRect(8, r.top(), m_headerWidth - 12, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft, m_laneLabels[static_cast<std::size_t>(i)]);
     }
     p.setPen(kGridLine.darker(110));
-    p.drawLine(kHeaderWidth - 1, area.top(), kHeaderWidth - 1, area.bottom());
+    p.drawLine(m_headerWidth - 1, area.top(), m_headerWidth - 1, area.bottom());
     p.restore();
 }
 
@@ -312,7 +330,7 @@ void TimelineView::paintRuler(QPainter& p, const TimeAxis& a)
     const QRect ruler(0, 0, viewport()->width(), kRulerHeight);
     p.fillRect(ruler, kRulerBackground);
     p.save();
-    p.setClipRect(QRect(kHeaderWidth, 0, ruler.width() - kHeaderWidth, kRulerHeight));
+    p.setClipRect(QRect(m_headerWidth, 0, ruler.width() - m_headerWidth, kRulerHeight));
 
     // Iteration bands along the bottom of the ruler.
     const int bandTop = kRulerHeight - 13;
@@ -348,10 +366,12 @@ void TimelineView::paintRuler(QPainter& p, const TimeAxis& a)
     p.restore();
 
     // The corner above the header shows the zoom level as the width of one tick.
-    p.fillRect(QRect(0, 0, kHeaderWidth, kRulerHeight), kHeaderBackground);
+    p.fillRect(QRect(0, 0, m_headerWidth, kRulerHeight), kHeaderBackground);
+    p.setPen(kMutedText);
+    p.drawText(QRect(8, 0, m_headerWidth - 12, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft, m_stepLabel);
     p.setPen(kGridLine.darker(110));
     p.drawLine(0, kRulerHeight - 1, ruler.width(), kRulerHeight - 1);
-    p.drawLine(kHeaderWidth - 1, 0, kHeaderWidth - 1, kRulerHeight);
+    p.drawLine(m_headerWidth - 1, 0, m_headerWidth - 1, kRulerHeight);
 }
 
 void TimelineView::resizeEvent(QResizeEvent* event)
@@ -363,8 +383,10 @@ void TimelineView::resizeEvent(QResizeEvent* event)
 
 void TimelineView::changeEvent(QEvent* event)
 {
-    if (event->type() == QEvent::FontChange)
+    if (event->type() == QEvent::FontChange) {
         measureNames();
+        rebuildLayout();
+    }
     QAbstractScrollArea::changeEvent(event);
 }
 

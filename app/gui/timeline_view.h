@@ -22,7 +22,8 @@ class ZoomState;
 class TimelineView : public QAbstractScrollArea {
     Q_OBJECT
 public:
-    static constexpr int kHeaderWidth = 128;
+    static constexpr int kMinHeaderWidth = 110;
+    static constexpr int kMaxHeaderWidth = 280;
     static constexpr int kRulerHeight = 36;
     static constexpr int kLaneHeight = 20;
     static constexpr int kLaneGap = 2;
@@ -48,6 +49,8 @@ public:
     bool drawItemAt(QPoint viewportPos, DrawItem* item) const;
     // The tooltip text the view shows for a viewport point (empty where there is nothing).
     QString toolTipAt(QPoint viewportPos) const;
+    // Width of the lane-name column: fits the longest name, within limits.
+    int headerWidth() const { return m_headerWidth; }
     int selectedEvent() const { return m_selectedEvent; }
     int hoveredEvent() const { return m_hoveredEvent; }
     void selectEvent(int event);
@@ -95,12 +98,16 @@ private:
     ZoomState* m_zoom = nullptr;
     QString m_emptyText;
 
+    int m_headerWidth = kMinHeaderWidth;
+    std::vector<QString> m_laneLabels;   // lane names, elided to the header once per layout
     std::vector<int> m_laneTop;          // y of each lane from the top of the lane area, before scrolling
     int m_contentHeight = 0;
     std::vector<Tick> m_ticks;           // rebuilt on zoom/resize, read by paint
     std::int64_t m_tickStep = 1;
     std::vector<IterationLabel> m_iterationLabels;
     std::vector<int> m_nameWidth;        // pixel width of each event's interned name in the current font
+    std::vector<int> m_shortNameWidth;
+    QString m_stepLabel;                 // "1 ms / tick", in the ruler's corner
     mutable std::vector<DrawItem> m_drawItems;  // phase one output, reused across frames
     mutable std::vector<DrawItem> m_hitItems;   // the same for hit testing one lane
 

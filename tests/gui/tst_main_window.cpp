@@ -6,6 +6,11 @@
 #include "app/gui/timeline_view.h"
 #include "tests/gui/trace_fixture.h"
 
+#if PACER_GUI_HAVE_STORE
+#include "profiler/project.h"
+#endif
+
+#include <QAbstractItemView>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -116,7 +121,7 @@ private slots:
     {
         QSignalSpy spy(view(), &TimelineView::hoveredEventChanged);
         const QPoint pos = pointOf("rank 0 comm", "allreduce fc4.weight[1]");
-        QVERIFY(pos.x() > TimelineView::kHeaderWidth);
+        QVERIFY(pos.x() > view()->headerWidth());
         QTest::mouseMove(view()->viewport(), pos);
         QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 2000);
         const int event = spy.first().first().toInt();
@@ -161,8 +166,13 @@ private slots:
     void paintsKindColours()
     {
         const QImage image = view()->viewport()->grab().toImage();
-        if (qEnvironmentVariableIsSet("PACER_GUI_SNAPSHOT"))
+        if (qEnvironmentVariableIsSet("PACER_GUI_SNAPSHOT")) {  // for looking at it: scripts/screenshot is the real one
+            view()->selectEvent(view()->model()->eventAt(3, 5'200'000, 0));
+            view()->zoom()->setVisibleRange(3'000'000, 10'500'000);
             m_window->grab().save(qEnvironmentVariable("PACER_GUI_SNAPSHOT"));
+            view()->zoom()->resetZoom();
+            view()->selectEvent(-1);
+        }
         const qreal dpr = image.devicePixelRatio();
         auto pixel = [&](QPoint p) { return image.pixel(QPoint(int(p.x() * dpr), int(p.y() * dpr))); };
         const QPoint forward = pointOf("rank 0 compute", "fc1") + QPoint(0, 5);  // below the label text
@@ -173,6 +183,73 @@ private slots:
         const QPoint late = pointOf("rank 0 comm", "allreduce fc4.weight[0]") + QPoint(0, 5);
         QCOMPARE(pixel(urgent), priorityColour(0.0));
         QCOMPARE(pixel(late), priorityColour(1.0));
+    }
+
+    void opensProjectFile()
+    {
+#if !PACER_GUI_HAVE_STORE
+        QSKIP("built without the project store");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("two-runs.pacer"));
+        pacer::profiler::RunInfo info;
+        info.label = "fifo baseline";
+        info.policy = "fifo";
+        info.ranks = 2;
+        info.iterations = 1;
+        auto first = pacer::profiler::writeRun(path.toStdString(), *test::makeTwoRankTrace(1), info, "simulated");
+        QVERIFY2(first.ok(), first.message().c_str());
+        info.label = "pace 1 MiB";
+        info.policy = "pace";
+        info.iterations = 2;
+        auto second = pacer::profiler::writeRun(path.toStdString(), *test::makeTwoRankTrace(2), info, "simulated");
+        QVERIFY2(second.ok(), second.message().c_str());
+
+        QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
+        m_window->openProject(path);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10'000);
+        // The latest run is shown, with the lanes the issue asks for.
+        QCOMPARE(loaded.first().at(1).toLongLong(), qint64(second.value()));
+        QCOMPARE(view()->model()->laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
+        QCOMPARE(view()->model()->iterations().size(), std::size_t(2));
+        QCOMPARE(m_window->projectPath(), path);
+        QCOMPARE(m_window->projectModel()->overview().runs.size(), std::size_t(2));
+
+        // Choosing the older run in the tree loads it.
+        const QModelIndex older = m_window->projectModel()->runIndex(first.value());
+        QVERIFY(older.isValid());
+        auto* tree = m_window->findChild<QAbstractItemView*>(QStringLiteral("projectTree"));
+        QVERIFY(tree);
+        emit tree->activated(older);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10'000);
+        QCOMPARE(loaded.last().at(1).toLongLong(), qint64(first.value()));
+        QCOMPARE(view()->model()->iterations().size(), std::size_t(1));
+#endif
+    }
+
+    void staleLoadIsDropped()
+    {
+#if !PACER_GUI_HAVE_STORE
+        QSKIP("built without the project store");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString a = dir.filePath(QStringLiteral("a.pacer"));
+        const QString b = dir.filePath(QStringLiteral("b.pacer"));
+        pacer::profiler::RunInfo info;
+        info.policy = "pace";
+        info.ranks = 2;
+        QVERIFY(pacer::profiler::writeRun(a.toStdString(), *test::makeTwoRankTrace(3), info).ok());
+        QVERIFY(pacer::profiler::writeRun(b.toStdString(), *test::makeTwoRankTrace(1), info).ok());
+        QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
+        m_window->openProject(a);
+        m_window->openProject(b);  // the user changed their mind before a finished loading
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->isLoading(), 10'000);
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(loaded.first().at(0).toString(), b);
+        QCOMPARE(view()->model()->iterations().size(), std::size_t(1));
+#endif
     }
 
     void unreadableProjectKeepsCurrentRun()

@@ -1,6 +1,7 @@
 #include "app/gui/models/event_style.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pacer::gui {
 
@@ -48,8 +49,8 @@ QRgb priorityColour(double t)
 {
     t = std::clamp(t, 0.0, 1.0);
     // Hue 355° (red) through orange and yellow-green to 175° (teal); moderate saturation keeps it calm.
-    const double hue = 355.0 - 180.0 * t;
-    return QColor::fromHslF(static_cast<float>((hue >= 360.0 ? hue - 360.0 : hue) / 360.0), 0.58f, 0.52f).rgb();
+    const double hue = std::fmod(355.0 + 180.0 * t, 360.0);
+    return QColor::fromHslF(static_cast<float>(hue / 360.0), 0.50f, 0.53f).rgb();
 }
 
 QRgb eventColour(const profiler::TraceEvent& event, int minPriority, int maxPriority)

@@ -39,6 +39,17 @@ QString defaultTrackName(const profiler::Track& track)
     return {};
 }
 
+// Drops what the lane and colour already say: the kind word of all-reduce units, "backward" spelled out.
+QString shortName(const QString& name)
+{
+    QString s = name;
+    if (s.startsWith(QLatin1String("allreduce ")))
+        s.remove(0, 10);
+    if (s.endsWith(QLatin1String(" backward")))
+        s.replace(s.size() - 9, 9, QStringLiteral(" bw"));
+    return s;
+}
+
 const QString& emptyString()
 {
     static const QString empty;
@@ -58,6 +69,7 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
     m_lanes.clear();
     m_iterations.clear();
     m_names.clear();
+    m_shortNames.clear();
     m_nameOfEvent.clear();
     m_tensorIndex.clear();
     m_start = 0;
@@ -100,6 +112,7 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             if (it == nameIds.end()) {
                 it = nameIds.insert(name, static_cast<int>(m_names.size()));
                 m_names.push_back(name);
+                m_shortNames.push_back(shortName(name));
             }
             m_nameOfEvent[i] = it.value();
             lo = std::min(lo, e.start);

@@ -85,6 +85,8 @@ public:
     const QString& eventName(int event) const;
     int eventNameId(int event) const { return m_nameOfEvent[static_cast<std::size_t>(event)]; }
     const std::vector<QString>& names() const { return m_names; }
+    // The same names shortened for narrow spans ("fc4.weight[1]" for "allreduce fc4.weight[1]").
+    const std::vector<QString>& shortNames() const { return m_shortNames; }
 
     // Rich-text details for a tooltip: name, kind, time, duration, and for all-reduce units the tensor,
     // segment, bytes and priority.
@@ -101,6 +103,7 @@ private:
     std::vector<Lane> m_lanes;
     std::vector<IterationMark> m_iterations;
     std::vector<QString> m_names;     // interned names
+    std::vector<QString> m_shortNames;
     std::vector<int> m_nameOfEvent;   // event index -> m_names index
     std::vector<int> m_tensorIndex;   // tensor id -> index in trace().tensors, -1 if unknown
     std::int64_t m_start = 0;

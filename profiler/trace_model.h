@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pacer::profiler {
@@ -26,9 +28,17 @@ enum class EventKind : std::uint8_t {
     Marker,      // NVTX range or imported user annotation
 };
 
+inline constexpr int kEventKindCount = 12;
+
+// Stable lower-case names ("forward", "allreduce", "kernel", ...): stored in Chrome exports' "cat" field.
 const char* eventKindName(EventKind kind);
+std::optional<EventKind> eventKindFromName(std::string_view name);
 
 enum class TrackKind : std::uint8_t { Compute, Comm, CudaStream, Other };
+inline constexpr int kTrackKindCount = 4;
+
+const char* trackKindName(TrackKind kind);  // "compute", "comm", "cuda_stream", "other"
+std::optional<TrackKind> trackKindFromName(std::string_view name);
 
 struct Track {
     int id = 0;          // unique within a run
@@ -49,6 +59,7 @@ struct TraceEvent {
     std::int64_t bytes = 0;  // all-reduce unit size
     int priority = -1;
     std::string name;        // layer name, "allreduce fc1.weight[2]", kernel name, ...
+    std::int64_t correlation = 0;  // CUPTI correlation id (GPU activity and the API call that launched it)
 };
 
 struct TensorRecord {

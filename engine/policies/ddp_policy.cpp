@@ -6,19 +6,24 @@ namespace pacer::engine {
 
 std::vector<std::vector<int>> ddpBuckets(const std::vector<TensorInfo>& tensors, std::size_t firstBucketBytes,
                                          std::size_t bucketBytes) {
+    // PyTorch's Reducer rule (compute_bucket_assignment_by_size over gradient-ready order): add the tensor to
+    // the open bucket, then close the bucket once it has reached the current limit; the first limit is the
+    // small first bucket (so the first all-reduce starts early in backward), every later one the cap. A tensor
+    // above the limit thus closes the bucket it lands in, and has a bucket of its own when that one was empty.
     std::vector<std::vector<int>> buckets;
-    std::size_t filled = 0;
+    std::vector<int> open;
+    std::size_t filled = 0, limit = firstBucketBytes;
     for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {
-        // The bucket being filled is buckets.back(); the first one has the small cap so that the first
-        // all-reduce starts early in backward. A tensor above the cap gets a bucket of its own.
-        const std::size_t currentCap = buckets.size() == 1 ? firstBucketBytes : bucketBytes;
-        if (buckets.empty() || (filled > 0 && filled + it->bytes() > currentCap)) {
-            buckets.emplace_back();
-            filled = 0;
-        }
-        buckets.back().push_back(it->id);
+        open.push_back(it->id);
         filled += it->bytes();
+        if (filled >= limit) {
+            buckets.push_back(std::move(open));
+            open.clear();
+            filled = 0;
+            limit = bucketBytes;
+        }
     }
+    if (!open.empty()) buckets.push_back(std::move(open));
     return buckets;
 }
 

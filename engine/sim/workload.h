@@ -20,8 +20,16 @@ struct LayerTimes {
 struct Workload {
     std::vector<TensorInfo> tensors;  // forward order; tensors[i].id == i
     std::vector<LayerTimes> layers;   // forward order; tensors[].layer indexes this
-    Nanos update_ns_per_element = 0;  // optimizer step cost, applied per tensor when its reduction is done
+    // Optimizer step cost, applied per tensor when its reduction is done. A double because real steps cost a
+    // fraction of a nanosecond per element on a GPU (memory bound: ~20 B moved per element).
+    double update_ns_per_element = 0;
     int ranks = 2;
+    std::string name;  // the model's name (zoo profile) or the run it was extracted from; informational
+
+    // The optimizer step for `elements` elements, on the compute stream.
+    Nanos updateNanos(std::size_t elements) const {
+        return static_cast<Nanos>(std::llround(update_ns_per_element * static_cast<double>(elements)));
+    }
 };
 
 // All-reduce cost t(bytes) = alpha + bytes / bandwidth, fitted from observed segments (or set by what-if knobs).

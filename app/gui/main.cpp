@@ -1,0 +1,85 @@
+// pacer: the GUI. `pacer [PROJECT.pacer] [--experiment FILE]`; with no project it opens the sample
+// experiment's project in the user's data directory and offers Run.
+#include "app/gui/main_window.h"
+#include "app/gui/models/zoom_state.h"
+#include "app/gui/timeline_view.h"
+#include "pacer/config.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+// The sample experiment: next to an installed binary, else in the source tree this build came from.
+QString findSampleExperiment()
+{
+    const QString name = QStringLiteral("experiments/mlp-2rank.json");
+    const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/pacer/samples/") + name;
+    if (QFileInfo::exists(installed))
+        return QFileInfo(installed).canonicalFilePath();
+    return QStringLiteral(PACER_SOURCE_DIR "/samples/") + name;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("pacer"));
+    QApplication::setOrganizationName(QStringLiteral("pacer"));
+    QApplication::setApplicationVersion(QStringLiteral(PACER_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("pacer"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Pacer: timeline and schedules of data-parallel training."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("The .pacer project to open."));
+    const QCommandLineOption experiment(QStringLiteral("experiment"), QStringLiteral("Experiment the Run action launches."),
+                                        QStringLiteral("file"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Open the project, save the window as a PNG, and quit."),
+                                        QStringLiteral("png"));
+    parser.addOption(experiment);
+    parser.addOption(screenshot);
+    parser.process(app);
+
+    QString projectPath = parser.positionalArguments().value(0);
+    QString experimentPath = parser.isSet(experiment) ? parser.value(experiment) : findSampleExperiment();
+    if (projectPath.isEmpty()) {
+        const QString dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        QDir().mkpath(dataDir);
+        projectPath = dataDir + QLatin1Char('/') + QFileInfo(experimentPath).completeBaseName() + QStringLiteral(".pacer");
+    }
+
+    pacer::gui::MainWindow window;
+    window.setExperiment(experimentPath, projectPath);
+    window.show();
+    if (QFileInfo::exists(projectPath))
+        window.openProject(projectPath);
+
+    if (parser.isSet(screenshot)) {
+        const QString out = parser.value(screenshot);
+        auto grab = [&window, out] {
+            const bool ok = window.grab().save(out);
+            std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "pacer: error: cannot write %s\n", qPrintable(out));
+            QCoreApplication::exit(ok ? 0 : 1);
+        };
+        // Grab once the project has loaded (or failed); give up after 30 s rather than hang.
+        QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [grab] { QTimer::singleShot(100, grab); });
+        QObject::connect(&window, &pacer::gui::MainWindow::projectFailed, &window, [grab] { QTimer::singleShot(100, grab); });
+        if (!QFileInfo::exists(projectPath))
+            QTimer::singleShot(100, grab);
+        QTimer::singleShot(30'000, &app, [] {
+            std::fprintf(stderr, "pacer: error: the project did not load within 30 s\n");
+            QCoreApplication::exit(1);
+        });
+    }
+    return app.exec();
+}

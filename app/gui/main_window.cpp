@@ -1,0 +1,305 @@
+#include "app/gui/main_window.h"
+
+#include "app/gui/legend_widget.h"
+#include "app/gui/models/project_loader.h"
+#include "app/gui/models/zoom_state.h"
+#include "app/gui/timeline_view.h"
+
+#if PACER_GUI_HAVE_LAUNCHER
+#include "app/launcher/run_launcher.h"
+#endif
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QIcon>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <QDir>
+
+#include <algorithm>
+
+namespace pacer::gui {
+
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/pacer/icons/pacer.svg")));
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_timeline = new TimelineView(central);
+    m_timeline->setEmptyText(tr("No run to show yet.\nPress Run (Ctrl+R) to capture the sample experiment."));
+    m_legend = new LegendWidget(central);
+    layout->addWidget(m_timeline, 1);
+    layout->addWidget(m_legend);
+    setCentralWidget(central);
+
+    m_projectModel = new ProjectTreeModel(this);
+    m_projectTree = new QTreeView;
+    m_projectTree->setObjectName(QStringLiteral("projectTree"));
+    m_projectTree->setModel(m_projectModel);
+    m_projectTree->setHeaderHidden(true);
+    m_projectTree->setUniformRowHeights(true);
+    m_projectTree->setFrameShape(QFrame::NoFrame);
+    auto* treeDock = new QDockWidget(tr("Project"), this);
+    treeDock->setObjectName(QStringLiteral("projectDock"));
+    treeDock->setWidget(m_projectTree);
+    treeDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+    resizeDocks({treeDock}, {220}, Qt::Horizontal);
+    connect(m_projectTree, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        const auto kind = static_cast<ProjectTreeModel::NodeKind>(index.data(ProjectTreeModel::NodeKindRole).toInt());
+        if (kind == ProjectTreeModel::NodeKind::Run && !m_projectPath.isEmpty())
+            openProject(m_projectPath, index.data(ProjectTreeModel::RunIdRole).toLongLong());
+    });
+
+    m_loader = new ProjectLoader(this);
+    connect(m_loader, &ProjectLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &ProjectLoader::failed, this, &MainWindow::onLoadFailed);
+
+    m_statusLabel = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(220);
+    m_progress->setMaximumHeight(16);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setFlat(true);
+    m_cancelButton->hide();
+    connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancelButton);
+
+    createActions();
+    menuBar()->addMenu(tr("&View"))->addAction(treeDock->toggleViewAction());
+
+#if PACER_GUI_HAVE_LAUNCHER
+    m_launcher = new app::RunLauncher(this);
+    connect(m_launcher, &app::RunLauncher::progress, this, &MainWindow::onRunProgress);
+    connect(m_launcher, &app::RunLauncher::finished, this, [this](qint64 runId, const QJsonObject&) { onRunFinished(runId); });
+    connect(m_launcher, &app::RunLauncher::failed, this, &MainWindow::onRunFailed);
+#endif
+    setRunning(false);
+    updateTitle();
+    resize(1280, 640);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    m_openAction = new QAction(QIcon(QStringLiteral(":/pacer/icons/open.svg")), tr("&Open Project…"), this);
+    m_openAction->setShortcut(QKeySequence::Open);
+    connect(m_openAction, &QAction::triggered, this, &MainWindow::openFileDialog);
+
+    m_runAction = new QAction(QIcon(QStringLiteral(":/pacer/icons/run.svg")), tr("&Run Experiment"), this);
+    m_runAction->setObjectName(QStringLiteral("runAction"));
+    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_runAction->setToolTip(tr("Run the experiment and show the new run (Ctrl+R)"));
+    connect(m_runAction, &QAction::triggered, this, &MainWindow::startRun);
+
+    m_cancelAction = new QAction(QIcon(QStringLiteral(":/pacer/icons/stop.svg")), tr("&Cancel Run"), this);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape | Qt::SHIFT));
+    connect(m_cancelAction, &QAction::triggered, this, &MainWindow::cancelRun);
+
+    m_zoomFitAction = new QAction(QIcon(QStringLiteral(":/pacer/icons/zoom-fit.svg")), tr("Show &Whole Run"), this);
+    m_zoomFitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    connect(m_zoomFitAction, &QAction::triggered, m_timeline->zoom(), &ZoomState::resetZoom);
+
+    auto* quit = new QAction(tr("&Quit"), this);
+    quit->setShortcut(QKeySequence::Quit);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openAction);
+    file->addSeparator();
+    file->addAction(quit);
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_runAction);
+    run->addAction(m_cancelAction);
+    QMenu* view = menuBar()->addMenu(tr("&Timeline"));
+    view->addAction(m_zoomFitAction);
+
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setMovable(false);
+    bar->setIconSize(QSize(18, 18));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(m_openAction);
+    bar->addSeparator();
+    bar->addAction(m_runAction);
+    bar->addAction(m_cancelAction);
+    bar->addSeparator();
+    bar->addAction(m_zoomFitAction);
+}
+
+void MainWindow::setExperiment(const QString& experimentPath, const QString& projectPath)
+{
+    m_experimentPath = experimentPath;
+    if (m_projectPath.isEmpty())
+        m_projectPath = projectPath;
+    setRunning(false);
+}
+
+bool MainWindow::isLoading() const
+{
+    return m_loader->isLoading();
+}
+
+void MainWindow::openProject(const QString& path, qint64 runId)
+{
+    m_statusLabel->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    m_loader->load(path, runId);
+}
+
+void MainWindow::showRun(std::shared_ptr<const profiler::RunTrace> trace, const ProjectOverview& overview)
+{
+    m_projectModel->setOverview(overview);
+    m_projectTree->expandAll();
+    if (trace) {
+        m_legend->setContents(LegendWidget::kindsIn(*trace), 0, 0);
+        m_shownRun = trace->run_id;
+    }
+    m_timeline->setTrace(std::move(trace));
+    if (m_timeline->model()->trace())
+        m_legend->setContents(LegendWidget::kindsIn(*m_timeline->model()->trace()), m_timeline->model()->minPriority(),
+                              m_timeline->model()->maxPriority());
+    const QModelIndex current = m_projectModel->runIndex(m_shownRun);
+    if (current.isValid())
+        m_projectTree->setCurrentIndex(current);
+    updateTitle();
+}
+
+void MainWindow::onLoaded(const ProjectSnapshot& snapshot)
+{
+    m_projectPath = snapshot.path;
+    showRun(snapshot.trace, snapshot.overview);
+    if (snapshot.trace) {
+        const auto& t = *snapshot.trace;
+        m_statusLabel->setText(tr("Run %1: %2, %3 ranks, %4 events")
+                                   .arg(t.run_id)
+                                   .arg(QString::fromStdString(t.policy))
+                                   .arg(t.ranks)
+                                   .arg(t.events.size()));
+    } else {
+        m_statusLabel->setText(tr("%1 has no runs yet").arg(QFileInfo(snapshot.path).fileName()));
+    }
+    emit projectLoaded(snapshot.path, snapshot.runId);
+}
+
+void MainWindow::onLoadFailed(const QString& path, const QString& message)
+{
+    // The project on screen stays as it was: a failed open loses nothing.
+    m_statusLabel->setText(tr("Could not open %1").arg(QFileInfo(path).fileName()));
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open project"),
+                                tr("Pacer cannot open %1.").arg(QDir::toNativeSeparators(path)), QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("projectErrorBox"));
+    box->setInformativeText(message);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();  // window-modal and non-blocking, so no nested event loop
+    emit projectFailed(path, message);
+}
+
+void MainWindow::startRun()
+{
+#if PACER_GUI_HAVE_LAUNCHER
+    if (m_launcher->isRunning() || m_experimentPath.isEmpty() || m_projectPath.isEmpty())
+        return;
+    app::RunLauncher::Request request;
+    request.experimentPath = m_experimentPath;
+    request.projectPath = m_projectPath;
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("starting…"));
+    m_statusLabel->setText(tr("Running %1…").arg(QFileInfo(m_experimentPath).completeBaseName()));
+    setRunning(true);
+    m_launcher->start(request);
+#else
+    onRunFailed(tr("this build of pacer has no run launcher"));
+#endif
+}
+
+void MainWindow::cancelRun()
+{
+#if PACER_GUI_HAVE_LAUNCHER
+    if (m_launcher->isRunning())
+        m_launcher->cancel();
+#endif
+}
+
+void MainWindow::onRunProgress(int rank, int iteration, int total)
+{
+    (void)rank;
+    if (total <= 0)
+        return;
+    // Every rank runs the same iterations in lock step; the bar follows whichever reports.
+    m_progress->setRange(0, total);
+    m_progress->setValue(std::clamp(iteration, 0, total));
+    m_progress->setFormat(tr("iteration %v of %m"));
+}
+
+void MainWindow::onRunFinished(qint64 runId)
+{
+    setRunning(false);
+    m_statusLabel->setText(tr("Run %1 finished").arg(runId));
+    emit runFinished(runId);
+    openProject(m_projectPath, runId);
+}
+
+void MainWindow::onRunFailed(const QString& message)
+{
+    setRunning(false);
+    m_statusLabel->setText(tr("Run failed: %1").arg(message));
+    emit runFailed(message);
+}
+
+void MainWindow::setRunning(bool running)
+{
+    m_progress->setVisible(running);
+    m_cancelButton->setVisible(running);
+    m_cancelAction->setEnabled(running);
+#if PACER_GUI_HAVE_LAUNCHER
+    m_runAction->setEnabled(!running && !m_experimentPath.isEmpty());
+#else
+    m_runAction->setEnabled(false);
+#endif
+    m_openAction->setEnabled(!running);
+}
+
+void MainWindow::openFileDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Pacer Project"), QFileInfo(m_projectPath).absolutePath(),
+                                                      tr("Pacer projects (*.pacer);;All files (*)"));
+    if (!path.isEmpty())
+        openProject(path);
+}
+
+void MainWindow::updateTitle()
+{
+    const QString project = m_projectPath.isEmpty() ? tr("no project") : QFileInfo(m_projectPath).fileName();
+    setWindowTitle(m_shownRun > 0 ? tr("%1 — run %2 — Pacer").arg(project).arg(m_shownRun) : tr("%1 — Pacer").arg(project));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    cancelRun();
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace pacer::gui

@@ -1,0 +1,99 @@
+#include "app/gui/models/project_loader.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#if PACER_GUI_HAVE_STORE
+#include "profiler/project.h"
+#endif
+
+namespace pacer::gui {
+
+ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId)
+{
+    ProjectSnapshot snapshot;
+    snapshot.path = path;
+    snapshot.overview.path = path;
+    snapshot.overview.experiment = QFileInfo(path).completeBaseName();
+#if PACER_GUI_HAVE_STORE
+    const std::string file = path.toStdString();
+
+    const profiler::Status check = profiler::checkProject(file);
+    if (!check.ok()) {
+        snapshot.error = QString::fromStdString(check.message());
+        return snapshot;
+    }
+    auto runs = profiler::listRuns(file);
+    if (!runs.ok()) {
+        snapshot.error = QString::fromStdString(runs.message());
+        return snapshot;
+    }
+    for (const profiler::RunSummary& r : runs.value()) {
+        RunEntry entry;
+        entry.id = r.run_id;
+        entry.label = QString::fromStdString(r.label);
+        entry.policy = QString::fromStdString(r.policy);
+        entry.ranks = r.ranks;
+        entry.iterations = r.iterations;
+        entry.segmentBytes = r.segment_bytes;
+        snapshot.overview.runs.push_back(std::move(entry));
+    }
+    if (snapshot.overview.runs.empty())
+        return snapshot;
+    auto trace = profiler::readRun(file, runId);
+    if (!trace.ok()) {
+        snapshot.error = QString::fromStdString(trace.message());
+        return snapshot;
+    }
+    snapshot.runId = trace->run_id;
+    snapshot.trace = std::make_shared<const profiler::RunTrace>(std::move(trace).value());
+#else
+    (void)runId;
+    snapshot.error = QStringLiteral("this build of pacer was made without the project store (profiler/project.h)");
+#endif
+    return snapshot;
+}
+
+ProjectLoader::ProjectLoader(QObject* parent) : QObject(parent)
+{
+    m_pool.setMaxThreadCount(1);  // reads of one file queue up; a newer one makes the older stale anyway
+}
+
+ProjectLoader::~ProjectLoader()
+{
+    // A read in flight touches only its own values; wait for it so that no thread outlives the loader.
+    m_pool.waitForDone(30'000);
+}
+
+quint64 ProjectLoader::load(const QString& path, std::int64_t runId)
+{
+    const quint64 generation = ++m_generation;
+    ++m_pending;
+    auto* watcher = new QFutureWatcher<ProjectSnapshot>(this);
+    connect(watcher, &QFutureWatcher<ProjectSnapshot>::finished, this, [this, watcher, generation] {
+        --m_pending;
+        watcher->deleteLater();
+        if (generation != m_generation)
+            return;  // a newer load was started meanwhile; this result is stale
+        const ProjectSnapshot snapshot = watcher->result();
+        if (snapshot.error.isEmpty())
+            emit loaded(snapshot);
+        else
+            emit failed(snapshot.path, snapshot.error);
+    });
+    watcher->setFuture(QtConcurrent::run(&m_pool, readProjectSnapshot, path, runId));
+    return generation;
+}
+
+bool ProjectLoader::waitForIdle(int timeoutMs)
+{
+    const QDeadlineTimer deadline(timeoutMs);
+    while (m_pending > 0 && !deadline.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    return m_pending == 0;
+}
+
+}  // namespace pacer::gui

@@ -1,0 +1,352 @@
+#include "app/gui/models/timeline_model.h"
+
+#include "app/gui/models/event_style.h"
+
+#include <QHash>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace pacer::gui {
+
+using profiler::EventKind;
+using profiler::RunTrace;
+using profiler::TraceEvent;
+using profiler::TrackKind;
+
+namespace {
+
+int trackKindOrder(TrackKind kind)
+{
+    switch (kind) {
+    case TrackKind::Compute: return 0;
+    case TrackKind::Comm: return 1;
+    case TrackKind::CudaStream: return 2;
+    case TrackKind::Other: return 3;
+    }
+    return 4;
+}
+
+QString defaultTrackName(const profiler::Track& track)
+{
+    switch (track.kind) {
+    case TrackKind::Compute: return QStringLiteral("rank %1 compute").arg(track.rank);
+    case TrackKind::Comm: return QStringLiteral("rank %1 comm").arg(track.rank);
+    case TrackKind::CudaStream: return QStringLiteral("rank %1 stream %2").arg(track.rank).arg(track.id);
+    case TrackKind::Other: return QStringLiteral("rank %1 track %2").arg(track.rank).arg(track.id);
+    }
+    return {};
+}
+
+// Drops what the lane and colour already say: the kind word of all-reduce units, "backward" spelled out.
+QString shortName(const QString& name)
+{
+    QString s = name;
+    if (s.startsWith(QLatin1String("allreduce ")))
+        s.remove(0, 10);
+    if (s.endsWith(QLatin1String(" backward")))
+        s.replace(s.size() - 9, 9, QStringLiteral(" bw"));
+    return s;
+}
+
+const QString& emptyString()
+{
+    static const QString empty;
+    return empty;
+}
+
+}  // namespace
+
+TimelineModel::TimelineModel(QObject* parent) : QAbstractListModel(parent) {}
+
+TimelineModel::~TimelineModel() = default;
+
+void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
+{
+    beginResetModel();
+    m_trace = std::move(trace);
+    m_lanes.clear();
+    m_iterations.clear();
+    m_names.clear();
+    m_shortNames.clear();
+    m_nameOfEvent.clear();
+    m_tensorIndex.clear();
+    m_start = 0;
+    m_end = 1;
+    m_minPriority = m_maxPriority = 0;
+
+    if (m_trace) {
+        const RunTrace& run = *m_trace;
+        std::vector<const profiler::Track*> tracks;
+        for (const auto& t : run.tracks)
+            tracks.push_back(&t);
+        std::stable_sort(tracks.begin(), tracks.end(), [](const profiler::Track* a, const profiler::Track* b) {
+            if (a->rank != b->rank)
+                return a->rank < b->rank;
+            if (trackKindOrder(a->kind) != trackKindOrder(b->kind))
+                return trackKindOrder(a->kind) < trackKindOrder(b->kind);
+            return a->id < b->id;
+        });
+        QHash<int, int> laneOfTrack;
+        for (const profiler::Track* t : tracks) {
+            Lane lane;
+            lane.track = t->id;
+            lane.rank = t->rank;
+            lane.kind = t->kind;
+            lane.name = t->name.empty() ? defaultTrackName(*t) : QString::fromStdString(t->name);
+            laneOfTrack.insert(t->id, static_cast<int>(m_lanes.size()));
+            m_lanes.push_back(std::move(lane));
+        }
+
+        QHash<QString, int> nameIds;
+        m_nameOfEvent.resize(run.events.size(), 0);
+        std::map<int, IterationMark> iterations;
+        std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+        std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+        bool anyPriority = false;
+        for (std::size_t i = 0; i < run.events.size(); ++i) {
+            const TraceEvent& e = run.events[i];
+            const QString name = QString::fromStdString(e.name);
+            auto it = nameIds.find(name);
+            if (it == nameIds.end()) {
+                it = nameIds.insert(name, static_cast<int>(m_names.size()));
+                m_names.push_back(name);
+                m_shortNames.push_back(shortName(name));
+            }
+            m_nameOfEvent[i] = it.value();
+            lo = std::min(lo, e.start);
+            hi = std::max(hi, e.end);
+
+            // Iterations become bands on the ruler rather than one span covering the whole compute lane.
+            if (e.kind == EventKind::Iteration) {
+                auto [mark, inserted] = iterations.try_emplace(e.iteration, IterationMark{e.iteration, e.start, e.end});
+                if (!inserted) {
+                    mark->second.start = std::min(mark->second.start, e.start);
+                    mark->second.end = std::max(mark->second.end, e.end);
+                }
+                continue;
+            }
+            const auto lane = laneOfTrack.constFind(e.track);
+            if (lane == laneOfTrack.cend())
+                continue;  // an event on a track the run does not list: nothing to draw it in
+            m_lanes[static_cast<std::size_t>(lane.value())].events.push_back(static_cast<int>(i));
+            if (e.kind == EventKind::AllReduce && e.priority >= 0) {
+                m_minPriority = anyPriority ? std::min(m_minPriority, e.priority) : e.priority;
+                m_maxPriority = anyPriority ? std::max(m_maxPriority, e.priority) : e.priority;
+                anyPriority = true;
+            }
+        }
+        if (lo <= hi) {
+            m_start = lo;
+            m_end = std::max(hi, lo + 1);
+        }
+        for (const auto& [index, mark] : iterations)
+            m_iterations.push_back(mark);
+
+        for (Lane& lane : m_lanes) {
+            // The store delivers events sorted by (track, start), but imported traces need not be.
+            std::stable_sort(lane.events.begin(), lane.events.end(),
+                             [&run](int a, int b) { return run.events[a].start < run.events[b].start; });
+            lane.maxEnd.resize(lane.events.size());
+            std::int64_t runningMax = std::numeric_limits<std::int64_t>::min();
+            for (std::size_t k = 0; k < lane.events.size(); ++k) {
+                runningMax = std::max(runningMax, run.events[lane.events[k]].end);
+                lane.maxEnd[k] = runningMax;
+            }
+        }
+
+        for (std::size_t k = 0; k < run.tensors.size(); ++k) {
+            const int id = run.tensors[k].id;
+            if (id < 0 || id > 1'000'000)
+                continue;
+            if (static_cast<std::size_t>(id) >= m_tensorIndex.size())
+                m_tensorIndex.resize(static_cast<std::size_t>(id) + 1, -1);
+            m_tensorIndex[static_cast<std::size_t>(id)] = static_cast<int>(k);
+        }
+    }
+    endResetModel();
+}
+
+QStringList TimelineModel::laneNames() const
+{
+    QStringList names;
+    for (const Lane& lane : m_lanes)
+        names << lane.name;
+    return names;
+}
+
+void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double minWidthPx,
+                                    std::vector<DrawItem>& out) const
+{
+    if (!m_trace || laneIndex < 0 || laneIndex >= laneCount())
+        return;
+    const Lane& lane = m_lanes[static_cast<std::size_t>(laneIndex)];
+    const auto& events = m_trace->events;
+    // First event that may reach into the view: ends are not sorted, their running maximum is.
+    const auto firstIt = std::lower_bound(lane.maxEnd.begin(), lane.maxEnd.end(), axis.start);
+    const int n = static_cast<int>(lane.events.size());
+    const double clipLeft = axis.left - 2.0;
+    const double clipRight = axis.left + axis.width + 2.0;
+
+    DrawItem fold;
+    bool foldOpen = false;
+    auto flushFold = [&] {
+        if (!foldOpen)
+            return;
+        fold.x1 = std::max(fold.x1, fold.x0 + 1.0);
+        if (fold.count > 1)
+            fold.colour = foldedColour(fold.colour);
+        out.push_back(fold);
+        foldOpen = false;
+    };
+
+    for (int k = static_cast<int>(firstIt - lane.maxEnd.begin()); k < n; ++k) {
+        const TraceEvent& e = events[static_cast<std::size_t>(lane.events[static_cast<std::size_t>(k)])];
+        if (e.start >= axis.end)
+            break;
+        if (e.end < axis.start)
+            continue;  // hidden behind a longer earlier event's end; nothing of it is visible
+        const double x0 = std::clamp(axis.toX(e.start), clipLeft, clipRight);
+        const double x1 = std::clamp(axis.toX(e.end), clipLeft, clipRight);
+        const QRgb colour = eventColour(e, m_minPriority, m_maxPriority);
+        if (x1 - x0 >= minWidthPx) {
+            flushFold();
+            out.push_back(DrawItem{x0, x1, laneIndex, k, 1, colour});
+            continue;
+        }
+        if (foldOpen && x0 - fold.x1 < minWidthPx) {
+            fold.x1 = std::max(fold.x1, x1);
+            ++fold.count;
+            continue;
+        }
+        flushFold();
+        fold = DrawItem{x0, x1, laneIndex, k, 1, colour};
+        foldOpen = true;
+    }
+    flushFold();
+}
+
+int TimelineModel::eventAt(int laneIndex, std::int64_t t, std::int64_t slackNs) const
+{
+    if (!m_trace || laneIndex < 0 || laneIndex >= laneCount())
+        return -1;
+    const Lane& lane = m_lanes[static_cast<std::size_t>(laneIndex)];
+    const auto& events = m_trace->events;
+    const auto firstIt = std::lower_bound(lane.maxEnd.begin(), lane.maxEnd.end(), t - slackNs);
+    int best = -1;
+    std::int64_t bestDistance = std::numeric_limits<std::int64_t>::max();
+    for (auto k = static_cast<std::size_t>(firstIt - lane.maxEnd.begin()); k < lane.events.size(); ++k) {
+        const TraceEvent& e = events[static_cast<std::size_t>(lane.events[k])];
+        if (e.start > t + slackNs)
+            break;
+        // Inside an event wins (distance 0; the later start wins among nested ones), else the nearest edge.
+        const std::int64_t distance = t < e.start ? e.start - t : t > e.end ? t - e.end : 0;
+        if (distance <= slackNs && distance <= bestDistance) {
+            bestDistance = distance;
+            best = lane.events[k];
+        }
+    }
+    return best;
+}
+
+const QString& TimelineModel::eventName(int event) const
+{
+    if (event < 0 || static_cast<std::size_t>(event) >= m_nameOfEvent.size())
+        return emptyString();
+    return m_names[static_cast<std::size_t>(m_nameOfEvent[static_cast<std::size_t>(event)])];
+}
+
+QString TimelineModel::eventDetails(int event) const
+{
+    if (!m_trace || event < 0 || static_cast<std::size_t>(event) >= m_trace->events.size())
+        return {};
+    const TraceEvent& e = m_trace->events[static_cast<std::size_t>(event)];
+    QString rows;
+    auto row = [&rows](const QString& key, const QString& value) {
+        rows += QStringLiteral("<tr><td style='color:#6b7280'>%1</td><td>%2</td></tr>").arg(key, value.toHtmlEscaped());
+    };
+    row(QStringLiteral("kind"), eventKindLabel(e.kind));
+    row(QStringLiteral("start"), formatDuration(e.start - m_start));
+    row(QStringLiteral("duration"), formatDuration(e.end - e.start));
+    if (e.iteration >= 0)
+        row(QStringLiteral("iteration"), QString::number(e.iteration));
+    if (e.layer >= 0)
+        row(QStringLiteral("layer"), QString::number(e.layer));
+    if (e.tensor >= 0) {
+        const auto t = static_cast<std::size_t>(e.tensor);
+        const int idx = t < m_tensorIndex.size() ? m_tensorIndex[t] : -1;
+        row(QStringLiteral("tensor"), idx >= 0 ? QStringLiteral("%1 (#%2)")
+                                                     .arg(QString::fromStdString(m_trace->tensors[static_cast<std::size_t>(idx)].name))
+                                                     .arg(e.tensor)
+                                               : QStringLiteral("#%1").arg(e.tensor));
+    }
+    if (e.segment >= 0)
+        row(QStringLiteral("segment"), QString::number(e.segment));
+    if (e.bytes > 0) {
+        QString bytes = formatBytes(e.bytes);
+        if (e.end > e.start)
+            bytes += QStringLiteral("  (%1 GB/s)").arg(static_cast<double>(e.bytes) / static_cast<double>(e.end - e.start), 0, 'f', 2);
+        row(QStringLiteral("bytes"), bytes);
+    }
+    if (e.priority >= 0)
+        row(QStringLiteral("priority"), QString::number(e.priority));
+    const QString title = e.name.empty() ? eventKindLabel(e.kind) : QString::fromStdString(e.name);
+    return QStringLiteral("<b>%1</b><table cellspacing=0 cellpadding=1>%2</table>").arg(title.toHtmlEscaped(), rows);
+}
+
+QString TimelineModel::drawItemDetails(const DrawItem& item) const
+{
+    if (!m_trace || item.lane < 0 || item.lane >= laneCount())
+        return {};
+    const Lane& lane = m_lanes[static_cast<std::size_t>(item.lane)];
+    const auto first = static_cast<std::size_t>(item.first);
+    if (first >= lane.events.size())
+        return {};
+    if (item.count <= 1)
+        return eventDetails(lane.events[first]);
+    const std::size_t last = std::min(lane.events.size(), first + static_cast<std::size_t>(item.count)) - 1;
+    const TraceEvent& a = m_trace->events[static_cast<std::size_t>(lane.events[first])];
+    std::int64_t end = a.end;
+    std::int64_t busy = 0;
+    for (std::size_t k = first; k <= last; ++k) {
+        const TraceEvent& e = m_trace->events[static_cast<std::size_t>(lane.events[k])];
+        end = std::max(end, e.end);
+        busy += e.end - e.start;
+    }
+    return QStringLiteral("<b>%1 events folded</b> (zoom in to see them)<br>%2 … %3, busy %4")
+        .arg(item.count)
+        .arg(formatDuration(a.start - m_start), formatDuration(end - m_start), formatDuration(busy));
+}
+
+int TimelineModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : laneCount();
+}
+
+QVariant TimelineModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Lane& lane = m_lanes[static_cast<std::size_t>(index.row())];
+    switch (role) {
+    case Qt::DisplayRole: return lane.name;
+    case RankRole: return lane.rank;
+    case TrackKindRole: return static_cast<int>(lane.kind);
+    case TrackIdRole: return lane.track;
+    case EventCountRole: return static_cast<qulonglong>(lane.events.size());
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> TimelineModel::roleNames() const
+{
+    auto roles = QAbstractListModel::roleNames();
+    roles.insert(RankRole, "rank");
+    roles.insert(TrackKindRole, "trackKind");
+    roles.insert(TrackIdRole, "trackId");
+    roles.insert(EventCountRole, "eventCount");
+    return roles;
+}
+
+}  // namespace pacer::gui

@@ -1,0 +1,115 @@
+// The timeline's data model: one lane per track of a run, and the first phase of painting.
+//
+// Rows of this list model are lanes ("rank 0 compute", "rank 0 comm", "rank 0 stream 7"), ordered by rank and
+// then compute, communication, CUDA streams. Each lane keeps its events sorted by start plus a running maximum
+// of their ends, so a view cuts any lane to its visible time range with one lower_bound. appendDrawItems() is
+// phase one of the two-phase paint: it turns the visible events of a lane into small DrawItem records in a
+// vector the view reuses, folding runs of spans narrower than a few pixels into one item with a count
+// (as Tracy does), so phase two paints O(pixels) rectangles without allocating, however large the run.
+#pragma once
+
+#include "app/gui/models/time_axis.h"
+#include "profiler/trace_model.h"
+
+#include <QAbstractListModel>
+#include <QRgb>
+#include <QStringList>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace pacer::gui {
+
+struct DrawItem {
+    double x0 = 0.0;  // px, clipped to the axis (plus a margin) so painting never sees huge coordinates
+    double x1 = 0.0;
+    int lane = 0;
+    int first = 0;    // position in the lane's event list of the first event drawn by this item
+    int count = 1;    // > 1: that many consecutive sub-pixel events folded into this item
+    QRgb colour = 0;
+};
+
+// One training iteration's span, for the ruler's iteration bands.
+struct IterationMark {
+    int iteration = 0;
+    std::int64_t start = 0;
+    std::int64_t end = 0;
+};
+
+class TimelineModel : public QAbstractListModel {
+    Q_OBJECT
+public:
+    enum Roles {
+        RankRole = Qt::UserRole + 1,
+        TrackKindRole,  // int(profiler::TrackKind)
+        TrackIdRole,
+        EventCountRole,
+    };
+
+    struct Lane {
+        int track = 0;
+        int rank = 0;
+        profiler::TrackKind kind = profiler::TrackKind::Compute;
+        QString name;
+        std::vector<int> events;           // indices into trace().events, sorted by start
+        std::vector<std::int64_t> maxEnd;  // maxEnd[i] = max end of events[0..i]; non-decreasing
+    };
+
+    explicit TimelineModel(QObject* parent = nullptr);
+    ~TimelineModel() override;
+
+    // Shows a run; the model keeps the (immutable) trace alive. nullptr clears.
+    void setTrace(std::shared_ptr<const profiler::RunTrace> trace);
+    const profiler::RunTrace* trace() const { return m_trace.get(); }
+
+    int laneCount() const { return static_cast<int>(m_lanes.size()); }
+    const Lane& lane(int index) const { return m_lanes.at(static_cast<std::size_t>(index)); }
+    QStringList laneNames() const;
+    const std::vector<IterationMark>& iterations() const { return m_iterations; }
+
+    // The time covered by all drawn events ([0, 1) when empty).
+    std::int64_t startTime() const { return m_start; }
+    std::int64_t endTime() const { return m_end; }
+    int minPriority() const { return m_minPriority; }
+    int maxPriority() const { return m_maxPriority; }
+
+    // Phase one of painting: appends the lane's visible events to out (which the caller clears and reuses),
+    // folding consecutive spans narrower than minWidthPx that lie within minWidthPx of each other.
+    void appendDrawItems(int lane, const TimeAxis& axis, double minWidthPx, std::vector<DrawItem>& out) const;
+
+    // The event (index into trace().events) of the lane covering time t, or within slackNs of it; -1 if none.
+    int eventAt(int lane, std::int64_t t, std::int64_t slackNs) const;
+
+    // The interned display name of an event, so the paint path never converts strings.
+    const QString& eventName(int event) const;
+    int eventNameId(int event) const { return m_nameOfEvent[static_cast<std::size_t>(event)]; }
+    const std::vector<QString>& names() const { return m_names; }
+    // The same names shortened for narrow spans ("fc4.weight[1]" for "allreduce fc4.weight[1]").
+    const std::vector<QString>& shortNames() const { return m_shortNames; }
+
+    // Rich-text details for a tooltip: name, kind, time, duration, and for all-reduce units the tensor,
+    // segment, bytes and priority.
+    QString eventDetails(int event) const;
+    // Details of what a draw item stands for: the event itself, or a summary of the folded run.
+    QString drawItemDetails(const DrawItem& item) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+private:
+    std::shared_ptr<const profiler::RunTrace> m_trace;
+    std::vector<Lane> m_lanes;
+    std::vector<IterationMark> m_iterations;
+    std::vector<QString> m_names;     // interned names
+    std::vector<QString> m_shortNames;
+    std::vector<int> m_nameOfEvent;   // event index -> m_names index
+    std::vector<int> m_tensorIndex;   // tensor id -> index in trace().tensors, -1 if unknown
+    std::int64_t m_start = 0;
+    std::int64_t m_end = 1;
+    int m_minPriority = 0;
+    int m_maxPriority = 0;
+};
+
+}  // namespace pacer::gui

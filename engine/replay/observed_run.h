@@ -1,0 +1,61 @@
+// A captured or imported trace as plain engine-side data, and what replay learns from it.
+//
+// The profiler's RunTrace is converted into an ObservedRun by the caller (the engine knows nothing of the
+// profiler). From it come the two inputs of the simulator: the iteration's graph (extractWorkload: per-layer
+// forward and backward durations, the gradient tensors, the optimizer's cost) and the all-reduce cost model
+// (fitCostModel: t(bytes) = alpha + bytes * ns_per_byte by least squares over the observed collectives, for the
+// run's transport and rank count).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/sim/simulator.h"
+#include "engine/sim/workload.h"
+#include "engine/status.h"
+#include "engine/tensor.h"
+
+namespace pacer::engine {
+
+struct ObservedSpan {
+    // Wait: compute blocked on a reduction. Iteration: one whole iteration on that rank (for the observed time).
+    enum Kind { Forward, Backward, Update, Comm, Wait, Iteration } kind = Forward;
+    int rank = 0;
+    int iteration = 0;
+    int layer = -1;          // Forward, Backward, Update (-1: an update of the whole model)
+    int tensor = -1;         // Comm: the first tensor of the unit; Update: the tensor, or -1 for the layer
+    int segment = -1;        // Comm
+    std::int64_t bytes = 0;  // Comm: the unit's bytes (a fused unit: all of them)
+    Nanos start = 0;
+    Nanos end = 0;
+};
+
+struct ObservedRun {
+    std::vector<TensorInfo> tensors;      // forward order, ids 0..n-1
+    std::vector<std::string> layerNames;  // forward order
+    int ranks = 1;
+    std::string policy;  // the policy the run used, e.g. "fifo"
+    std::vector<ObservedSpan> spans;
+};
+
+// Per-layer times are the median over the steady iterations (the first is left out when there are several:
+// it pays for allocation and warm caches) of each rank, then the maximum over ranks: a collective waits for
+// the slowest rank. The optimizer's cost per element is the median of the update spans.
+Result<Workload> extractWorkload(const ObservedRun& run);
+
+// Least squares over the observed collectives. Each collective appears on every rank; its time on the rank that
+// arrived last is the transfer alone (the others also waited for that rank), so the shortest span of each
+// (iteration, tensor, segment) is used. One pass drops outliers (beyond 4 median absolute deviations and 5%) and
+// refits. With a single message size the intercept cannot be told from the slope: alpha is then 0.
+Result<CostModel> fitCostModel(const ObservedRun& run);
+
+// The observed steady iteration time in ms: the median of the Iteration spans after the first iteration,
+// maximum over ranks. Fails if the run has no Iteration spans.
+Result<double> observedIterationMs(const ObservedRun& run);
+
+// The inverse direction, for tests and for "replay a replay": a simulated trace as an ObservedRun of `ranks`
+// identical ranks (the simulator models one).
+ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const std::string& policy);
+
+}  // namespace pacer::engine

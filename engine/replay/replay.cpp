@@ -1,0 +1,222 @@
+#include "engine/replay/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "engine/policies/segmenting.h"
+
+namespace pacer::engine {
+namespace {
+
+// Bytes through each rank's link per byte reduced, for a ring over n ranks.
+double ringVolume(int n) { return n <= 1 ? 0.0 : 2.0 * (n - 1) / n; }
+// Latency steps of a ring over n ranks.
+double ringSteps(int n) { return n <= 1 ? 0.0 : 2.0 * (n - 1); }
+
+Nanos scaled(Nanos ns, double speed) { return static_cast<Nanos>(std::llround(static_cast<double>(ns) / speed)); }
+
+// Simulation figures compared for "better": iteration time first, then less time on the wire.
+bool better(const SimFigures& a, const SimFigures& b) {
+    constexpr double kEps = 1e-9;
+    if (a.iter_ms < b.iter_ms - kEps) return true;
+    if (a.iter_ms > b.iter_ms + kEps) return false;
+    return a.comm_ms < b.comm_ms - kEps;
+}
+
+Result<SimFigures> figuresOf(const Workload& w, const CostModel& cost, const PolicyConfig& config,
+                             const SimOptions& options) {
+    Result<std::unique_ptr<Policy>> policy = makePolicy(config, w.tensors);
+    if (!policy.ok()) return policy.status();
+    Result<SimResult> sim = simulate(w, *policy.value(), cost, options);
+    if (!sim.ok()) return sim.status();
+    return sim.value().figures;
+}
+
+}  // namespace
+
+Result<Workload> applyWhatIf(const Workload& workload, const WhatIf& whatIf) {
+    if (!(whatIf.compute_speed > 0)) return Status::error("compute speed factor must be above 0");
+    if (whatIf.ranks < 0) return Status::error("rank count must be at least 1 (0 = as observed)");
+    Workload w = workload;
+    if (whatIf.ranks > 0) w.ranks = whatIf.ranks;
+    if (whatIf.compute_speed != 1.0) {
+        for (LayerTimes& l : w.layers) {
+            l.forward = scaled(l.forward, whatIf.compute_speed);
+            l.backward = scaled(l.backward, whatIf.compute_speed);
+        }
+        w.update_ns_per_element /= whatIf.compute_speed;
+    }
+    return w;
+}
+
+Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const WhatIf& whatIf) {
+    if (whatIf.link_gbps < 0) return Status::error("link bandwidth must be above 0 Gb/s (0 = as observed)");
+    if (whatIf.ranks < 0) return Status::error("rank count must be at least 1 (0 = as observed)");
+    if (observedRanks < 1) return Status::error("the observed rank count must be at least 1");
+    const int n0 = observedRanks;
+    const int n = whatIf.ranks > 0 ? whatIf.ranks : n0;
+    CostModel c = cost;
+    const bool keepsBandwidth = whatIf.link_gbps == 0;
+    const bool keepsLatency = whatIf.link_latency_us < 0;
+    if (n != n0 && n0 == 1 && n > 1 && (keepsBandwidth || keepsLatency))
+        return Status::error("a one-rank observation has no link to scale to " + std::to_string(n) +
+                             " ranks: give the link bandwidth and latency");
+    if (keepsBandwidth) {
+        if (n != n0) c.ns_per_byte = n0 == 1 ? 0.0 : cost.ns_per_byte * ringVolume(n) / ringVolume(n0);
+    } else {
+        c.ns_per_byte = ringVolume(n) * 8.0 / whatIf.link_gbps;
+    }
+    if (keepsLatency) {
+        if (n != n0) c.alpha_ns = n0 == 1 ? 0.0 : cost.alpha_ns * ringSteps(n) / ringSteps(n0);
+    } else {
+        c.alpha_ns = ringSteps(n) * whatIf.link_latency_us * 1000.0;
+    }
+    if (n == 1) c = CostModel{0.0, 0.0};
+    return c;
+}
+
+Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, const PolicyConfig& config,
+                            const WhatIf& whatIf, const SimOptions& options) {
+    Result<Workload> w = applyWhatIf(workload, whatIf);
+    if (!w.ok()) return w.status();
+    Result<CostModel> c = applyWhatIf(cost, workload.ranks, whatIf);
+    if (!c.ok()) return c.status();
+    Result<std::unique_ptr<Policy>> policy = makePolicy(config, w.value().tensors);
+    if (!policy.ok()) return policy.status();
+    Result<SimResult> sim = simulate(w.value(), *policy.value(), c.value(), options);
+    if (!sim.ok()) return sim.status();
+    ReplayResult r;
+    r.sim = std::move(sim).value();
+    r.config = config;
+    r.cost = c.value();
+    return r;
+}
+
+Result<std::vector<SweepPoint>> sweep(const Workload& workload, const CostModel& cost, const PolicyConfig& base,
+                                      const std::string& knob, std::int64_t min, std::int64_t max, const WhatIf& whatIf,
+                                      const SimOptions& options) {
+    if (knob != "segment_bytes" && knob != "bucket_bytes" && knob != "credit")
+        return Status::error("unknown sweep knob '" + knob + "' (segment_bytes, bucket_bytes or credit)");
+    if (min < 1 || max < min)
+        return Status::error("sweep range " + std::to_string(min) + ":" + std::to_string(max) +
+                             " must satisfy 1 <= min <= max");
+    if (knob == "credit" && max > (std::int64_t{1} << 30)) return Status::error("credit above 2^30 is not a setting");
+    Result<Workload> w = applyWhatIf(workload, whatIf);
+    if (!w.ok()) return w.status();
+    Result<CostModel> c = applyWhatIf(cost, workload.ranks, whatIf);
+    if (!c.ok()) return c.status();
+
+    std::vector<SweepPoint> points;
+    std::int64_t v = 1;
+    while (v < min) v *= 2;
+    for (; v <= max; v *= 2) {
+        PolicyConfig config = base;
+        if (knob == "segment_bytes")
+            config.segment_bytes = static_cast<std::size_t>(v);
+        else if (knob == "bucket_bytes")
+            config.bucket_bytes = static_cast<std::size_t>(v);
+        else
+            config.credit = static_cast<int>(v);
+        Result<SimFigures> f = figuresOf(w.value(), c.value(), config, options);
+        if (!f.ok()) return Status::error(knob + " = " + std::to_string(v) + ": " + f.status().message());
+        points.push_back(SweepPoint{std::move(config), f.value()});
+        if (v > max / 2) break;  // the next doubling would pass max (and could overflow)
+    }
+    if (points.empty())
+        return Status::error("no power of two lies in the sweep range " + std::to_string(min) + ":" +
+                             std::to_string(max));
+    return points;
+}
+
+std::size_t bestSweepPoint(const std::vector<SweepPoint>& points) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < points.size(); ++i)
+        if (points[i].figures.iter_ms < points[best].figures.iter_ms) best = i;
+    return best;
+}
+
+// Dynamic programming over adjacent tensors, with the simulator as the oracle (PACE, section IV). Gradients are
+// produced from the last tensor to the first, so the search decides the grouping of a growing suffix [i, n) of
+// ids (the part of backward already produced): best[i] = the best grouping of [i, n), chosen among
+// "group [i, j) + best[j]" for every admissible j, each candidate simulated with the undecided tensors [0, i)
+// left alone. Candidates for one i differ only in the decided part, so the comparison is fair; the result is
+// the grouping of best[0]. Groups are capped in tensors and bytes (a fused unit is never cut into segments, so
+// a group above the segment size would undo segmentation's preemption points).
+Result<FusionResult> searchFusion(const Workload& workload, const CostModel& cost, const PolicyConfig& pace,
+                                  const WhatIf& whatIf, const FusionSearchOptions& search, const SimOptions& options) {
+    if (pace.name != "pace") return Status::error("the fusion search tunes the 'pace' policy, not '" + pace.name + "'");
+    if (search.max_group < 1) return Status::error("fusion search: max_group must be at least 1");
+    Result<Workload> wr = applyWhatIf(workload, whatIf);
+    if (!wr.ok()) return wr.status();
+    Result<CostModel> cr = applyWhatIf(cost, workload.ranks, whatIf);
+    if (!cr.ok()) return cr.status();
+    const Workload& w = wr.value();
+    const CostModel& c = cr.value();
+    const int n = static_cast<int>(w.tensors.size());
+    const std::size_t capBytes = search.max_group_bytes > 0 ? search.max_group_bytes : pace.segment_bytes;
+
+    FusionResult result;
+    Result<SimFigures> given = figuresOf(w, c, pace, options);
+    if (!given.ok()) return given.status();
+    ++result.evaluations;
+    result.before_ms = given.value().iter_ms;
+
+    PolicyConfig trial = pace;
+    trial.fuse_below_bytes = 0;  // only the explicit groups fuse
+    // best[i]: first group's end j (the group is [i, j)) and the figures of the grouping of [i, n).
+    std::vector<int> nextOf(n + 1, n);
+    std::vector<SimFigures> bestFigures(n + 1);
+    std::vector<std::vector<int>> groups;
+    auto groupsFrom = [&](int i, int j) {
+        // The grouping "[i, j) then best[j]" as fusion_groups (only groups of two or more are listed).
+        groups.clear();
+        if (j - i > 1) {
+            groups.emplace_back();
+            for (int t = i; t < j; ++t) groups.back().push_back(t);
+        }
+        for (int a = j; a < n; a = nextOf[a]) {
+            if (nextOf[a] - a > 1) {
+                groups.emplace_back();
+                for (int t = a; t < nextOf[a]; ++t) groups.back().push_back(t);
+            }
+        }
+        return groups;
+    };
+    for (int i = n - 1; i >= 0; --i) {
+        std::size_t bytes = 0;
+        bool haveBest = false;
+        for (int j = i + 1; j <= n && j - i <= search.max_group; ++j) {
+            bytes += w.tensors[j - 1].bytes();
+            if (j - i > 1 && bytes > capBytes) break;
+            trial.fusion_groups = groupsFrom(i, j);
+            Result<SimFigures> f = figuresOf(w, c, trial, options);
+            if (!f.ok()) return f.status();
+            ++result.evaluations;
+            if (!haveBest || better(f.value(), bestFigures[i])) {
+                bestFigures[i] = f.value();
+                nextOf[i] = j;
+                haveBest = true;
+            }
+        }
+    }
+    if (better(bestFigures[0], given.value())) {
+        for (int a = 0; a < n; a = nextOf[a])
+            if (nextOf[a] - a > 1) {
+                result.groups.emplace_back();
+                for (int t = a; t < nextOf[a]; ++t) result.groups.back().push_back(t);
+            }
+        result.after_ms = bestFigures[0].iter_ms;
+    } else {
+        // Nothing better than the grouping given: report that grouping (the explicit one, or the greedy default).
+        result.after_ms = result.before_ms;
+        const std::vector<std::vector<int>> givenGroups =
+            !pace.fusion_groups.empty() ? pace.fusion_groups
+                                        : greedyFusionGroups(w.tensors, pace.fuse_below_bytes, pace.segment_bytes);
+        for (const auto& g : givenGroups)
+            if (g.size() > 1) result.groups.push_back(g);
+    }
+    return result;
+}
+
+}  // namespace pacer::engine

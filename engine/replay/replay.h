@@ -1,0 +1,85 @@
+// Replay: a workload and a cost model run under a policy configuration, with what-if knobs, sweeps over one
+// setting and the PACE fusion search.
+//
+// Everything here builds the policy with makePolicy(), exactly as the runtime does, and drives it with the
+// simulator. Replay is the interactive path (the schedule editor replays on every edit), so replay() allocates
+// only what the policy and the result need; sweeps and the fusion search call it many times.
+//
+// What-if knobs and the cost model. A ring all-reduce over n ranks moves 2(n-1)/n x bytes through each rank's
+// link and takes 2(n-1) steps, each paying the link latency once. So:
+//   ns_per_byte = 2(n-1)/n x 8 / link_gbps          (link_gbps set; 8 ns per byte is 1 Gb/s)
+//   alpha_ns    = 2(n-1) x link_latency_us x 1000   (link_latency_us set)
+// A knob left "as observed" keeps the fitted value, rescaled when the rank count changes: ns_per_byte by
+// [2(n-1)/n] / [2(n0-1)/n0] and alpha by (n-1)/(n0-1), where n0 is the workload's rank count. The fitted alpha is
+// thus treated as latency steps alone (fixed per-call software overhead is folded into them). With one rank
+// there is nothing to reduce: the cost is 0. compute_speed divides every compute duration.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/policy_config.h"
+#include "engine/sim/simulator.h"
+#include "engine/sim/workload.h"
+#include "engine/status.h"
+
+namespace pacer::engine {
+
+struct WhatIf {
+    double link_gbps = 0;         // 0 = as observed
+    double link_latency_us = -1;  // -1 = as observed
+    int ranks = 0;                // 0 = as observed
+    double compute_speed = 1.0;   // 2.0 = compute twice as fast
+};
+
+// The workload and cost model the knobs describe. Fails on a negative or zero speed, negative bandwidth, a rank
+// count below 0, or a rank change from a one-rank observation (no latency/bandwidth split to scale).
+Result<Workload> applyWhatIf(const Workload& workload, const WhatIf& whatIf);
+Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const WhatIf& whatIf);
+
+struct ReplayResult {
+    SimResult sim;
+    PolicyConfig config;
+    CostModel cost;  // the cost model after the what-if knobs
+};
+
+Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, const PolicyConfig& config,
+                            const WhatIf& whatIf, const SimOptions& options = {});
+
+// One point of a sweep: the configuration tried and its figures.
+struct SweepPoint {
+    PolicyConfig config;
+    SimFigures figures;
+};
+
+// Tries every power of two between min and max (inclusive; both rounded to the powers of two inside the range)
+// for knob "segment_bytes", "bucket_bytes" or "credit", other settings as in `base`. Fails on an unknown knob,
+// min < 1 or min > max. The best point is bestSweepPoint().
+Result<std::vector<SweepPoint>> sweep(const Workload& workload, const CostModel& cost, const PolicyConfig& base,
+                                      const std::string& knob, std::int64_t min, std::int64_t max, const WhatIf& whatIf,
+                                      const SimOptions& options = {});
+// Index of the lowest iteration time (the first such point on a tie); points must not be empty.
+std::size_t bestSweepPoint(const std::vector<SweepPoint>& points);
+
+// PACE's fusion search. groups: the chosen groups of two or more adjacent tensor ids (what to put in
+// PolicyConfig::fusion_groups; tensors not listed travel alone). before_ms: iteration time of `pace` as given;
+// after_ms: with the chosen groups (never worse: if the search finds nothing better it returns the given
+// grouping). evaluations: how many simulations the search ran.
+struct FusionResult {
+    std::vector<std::vector<int>> groups;
+    double before_ms = 0;
+    double after_ms = 0;
+    int evaluations = 0;
+};
+
+struct FusionSearchOptions {
+    int max_group = 16;               // at most this many tensors in one group
+    std::size_t max_group_bytes = 0;  // 0 = the configuration's segment_bytes
+};
+
+Result<FusionResult> searchFusion(const Workload& workload, const CostModel& cost, const PolicyConfig& pace,
+                                  const WhatIf& whatIf, const FusionSearchOptions& search = {},
+                                  const SimOptions& options = {});
+
+}  // namespace pacer::engine

@@ -1,0 +1,302 @@
+#include "engine/sim/simulator.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace pacer::engine {
+namespace {
+
+// A policy bug must end the simulation with an error, not a hang: no sane schedule needs this many decisions
+// per tensor in one iteration (a 1 GiB tensor at 4 KiB segments is 65,536 units).
+constexpr std::int64_t kMaxStepsPerTensor = 1 << 20;
+
+struct GradientReady {
+    Nanos time;
+    int tensor;
+};
+
+// Tensors grouped by layer, built once per simulation so the iteration loop never allocates.
+struct LayerIndex {
+    std::vector<int> first;     // size layers + 1: tensors of layer l are ids[first[l] .. first[l+1])
+    std::vector<int> ids;       // ascending id within each layer
+    std::vector<Nanos> update;  // optimizer step of the whole layer
+
+    explicit LayerIndex(const Workload& w)
+        : first(w.layers.size() + 1, 0), ids(w.tensors.size()), update(w.layers.size(), 0) {
+        for (const TensorInfo& t : w.tensors) ++first[t.layer + 1];
+        for (std::size_t l = 0; l < w.layers.size(); ++l) first[l + 1] += first[l];
+        std::vector<int> fill(first.begin(), first.end() - 1);
+        for (const TensorInfo& t : w.tensors) {
+            ids[fill[t.layer]++] = t.id;
+            update[t.layer] += w.updateNanos(t.elements);
+        }
+    }
+    bool empty(int layer) const { return first[layer] == first[layer + 1]; }
+};
+
+double toMs(double ns) { return ns / 1e6; }
+
+// Busy time of `a` that overlaps `b`, both sorted disjoint interval lists, clipped to [lo, hi).
+double intersection(const std::vector<std::pair<Nanos, Nanos>>& a, const std::vector<std::pair<Nanos, Nanos>>& b,
+                    Nanos lo, Nanos hi) {
+    double sum = 0;
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const Nanos s = std::max({a[i].first, b[j].first, lo});
+        const Nanos e = std::min({a[i].second, b[j].second, hi});
+        if (e > s) sum += static_cast<double>(e - s);
+        if (a[i].second < b[j].second)
+            ++i;
+        else
+            ++j;
+    }
+    return sum;
+}
+
+double busy(const std::vector<std::pair<Nanos, Nanos>>& a, Nanos lo, Nanos hi) {
+    double sum = 0;
+    for (const auto& [s, e] : a) {
+        const Nanos cs = std::max(s, lo), ce = std::min(e, hi);
+        if (ce > cs) sum += static_cast<double>(ce - cs);
+    }
+    return sum;
+}
+
+}  // namespace
+
+Status validateWorkload(const Workload& w) {
+    if (w.layers.empty()) return Status::error("workload has no layers");
+    if (w.tensors.empty()) return Status::error("workload has no gradient tensors");
+    if (w.ranks < 1) return Status::error("workload rank count must be at least 1, got " + std::to_string(w.ranks));
+    if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
+    for (std::size_t i = 0; i < w.tensors.size(); ++i) {
+        const TensorInfo& t = w.tensors[i];
+        if (t.id != static_cast<int>(i))
+            return Status::error("tensor " + std::to_string(i) + " ('" + t.name + "') has id " + std::to_string(t.id) +
+                                 "; ids must be 0..n-1 in forward order");
+        if (t.layer < 0 || t.layer >= static_cast<int>(w.layers.size()))
+            return Status::error("tensor '" + t.name + "' names layer " + std::to_string(t.layer) + " of " +
+                                 std::to_string(w.layers.size()));
+        if (t.elements == 0) return Status::error("tensor '" + t.name + "' has no elements");
+        if (i > 0 && t.layer < w.tensors[i - 1].layer)
+            return Status::error("tensor '" + t.name +
+                                 "' is out of forward order (its layer precedes the previous tensor's)");
+    }
+    for (const LayerTimes& l : w.layers)
+        if (l.forward < 0 || l.backward < 0) return Status::error("layer '" + l.name + "' has a negative duration");
+    return Status::success();
+}
+
+double lowerBoundMs(const Workload& w, const CostModel& cost) {
+    // Compute is serial: forward, backward and every update each iteration.
+    double compute = 0;
+    for (const LayerTimes& l : w.layers) compute += static_cast<double>(l.forward + l.backward);
+    std::size_t totalBytes = 0;
+    for (const TensorInfo& t : w.tensors) {
+        compute += static_cast<double>(w.updateNanos(t.elements));
+        totalBytes += t.bytes();
+    }
+    // The input-side layer j that owns gradients finishes backward near the end of the iteration and the next
+    // forward of layer j needs its reduction. Until then the compute stream can only run the backward, update
+    // and forward of the layers before j (the slack); the rest of that reduction is idle compute time. Any
+    // split of j's bytes into units costs at least alpha + bytes * beta, as the cost is affine with alpha >= 0.
+    int j = w.tensors.empty() ? 0 : w.tensors.front().layer;
+    double slack = 0, bytesJ = 0;
+    for (int l = 0; l < j; ++l) slack += static_cast<double>(w.layers[l].forward + w.layers[l].backward);
+    for (const TensorInfo& t : w.tensors)
+        if (t.layer == j) bytesJ += static_cast<double>(t.bytes());
+    // Half a nanosecond per tensor allows for the per-unit rounding of CostModel::at.
+    const double roundingSlack = 0.5 * static_cast<double>(w.tensors.size());
+    const double alpha = std::max(0.0, cost.alpha_ns);
+    const double waitJ = std::max(0.0, alpha + bytesJ * cost.ns_per_byte - slack - roundingSlack);
+    // The link carries every byte each iteration; one fused unit is the cheapest way.
+    const double comm = std::max(0.0, alpha + static_cast<double>(totalBytes) * cost.ns_per_byte - roundingSlack);
+    return toMs(std::max(compute + waitJ, comm));
+}
+
+Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& cost, const SimOptions& options) {
+    if (Status s = validateWorkload(w); !s.ok()) return s;
+    if (options.iterations < 1) return Status::error("simulation needs at least 1 iteration");
+    const int iterations = options.iterations;
+    const int warmup = options.warmup >= 0 ? std::min(options.warmup, iterations - 1)
+                                           : (iterations > 1 ? std::max(1, iterations / 2) : 0);
+
+    const int numLayers = static_cast<int>(w.layers.size());
+    const int numTensors = static_cast<int>(w.tensors.size());
+    const LayerIndex index(w);
+    const bool barrier = policy.updateWaitsForAll();
+
+    SimResult result;
+    result.iteration_starts.reserve(iterations + 1);
+    // Per iteration: a forward, backward and update per layer, a wait per layer at most, and the comm units
+    // (a guess: segments usually keep units at a few per tensor; the vector grows if not).
+    result.events.reserve(static_cast<std::size_t>(iterations) * (4 * numLayers + 2 * numTensors));
+    std::vector<std::pair<Nanos, Nanos>> computeBusy, linkBusy;
+    computeBusy.reserve(static_cast<std::size_t>(iterations) * 3 * numLayers);
+    linkBusy.reserve(static_cast<std::size_t>(iterations) * 2 * numTensors);
+
+    std::vector<std::size_t> remaining(numTensors);  // elements not yet reduced this iteration
+    std::vector<Nanos> layerReduced(numLayers, 0);   // when layer l's last gradient of the last iteration was reduced
+    std::vector<GradientReady> ready;
+    ready.reserve(numTensors);
+
+    auto emitCompute = [&](SimEvent::Kind kind, int iteration, int layer, Nanos start, Nanos end) {
+        SimEvent e;
+        e.kind = kind;
+        e.iteration = iteration;
+        e.layer = layer;
+        e.start = start;
+        e.end = end;
+        result.events.push_back(std::move(e));
+        if (kind != SimEvent::Wait && end > start) computeBusy.emplace_back(start, end);
+    };
+
+    Nanos computeFree = 0;  // the compute stream's clock
+    Nanos linkFree = 0;     // the link's clock
+    Nanos allReduced = 0;   // when the last reduction of the previous iteration finished
+    std::size_t lastIterationFirstUnit = 0;
+
+    for (int k = 0; k < iterations; ++k) {
+        // ---- forward (with the previous iteration's updates in front of the layers they feed) ----
+        Nanos t = computeFree;
+        if (k > 0 && barrier) {
+            if (allReduced > t) {
+                emitCompute(SimEvent::Wait, k, 0, t, allReduced);
+                t = allReduced;
+            }
+            result.iteration_starts.push_back(t);
+            for (int l = 0; l < numLayers; ++l)
+                if (index.update[l] > 0) {
+                    emitCompute(SimEvent::Update, k - 1, l, t, t + index.update[l]);
+                    t += index.update[l];
+                }
+        }
+        for (int l = 0; l < numLayers; ++l) {
+            if (k > 0 && !barrier) {
+                if (layerReduced[l] > t) {
+                    emitCompute(SimEvent::Wait, k, l, t, layerReduced[l]);
+                    t = layerReduced[l];
+                }
+                if (l == 0) result.iteration_starts.push_back(t);
+                if (index.update[l] > 0) {
+                    emitCompute(SimEvent::Update, k - 1, l, t, t + index.update[l]);
+                    t += index.update[l];
+                }
+            } else if (k == 0 && l == 0) {
+                result.iteration_starts.push_back(t);
+            }
+            emitCompute(SimEvent::Forward, k, l, t, t + w.layers[l].forward);
+            t += w.layers[l].forward;
+        }
+        // ---- backward: layer l's gradients are ready when its backward ends, in reverse parameter order ----
+        ready.clear();
+        for (int l = numLayers - 1; l >= 0; --l) {
+            emitCompute(SimEvent::Backward, k, l, t, t + w.layers[l].backward);
+            t += w.layers[l].backward;
+            for (int i = index.first[l + 1] - 1; i >= index.first[l]; --i) ready.push_back({t, index.ids[i]});
+        }
+        computeFree = t;
+
+        // ---- communication: the policy picks units whenever the link is idle ----
+        // Every forward of iteration k waited for the reductions of iteration k-1 and every gradient of k comes
+        // after those forwards, so iteration k's units never interleave with k-1's: one policy iteration at a
+        // time, as the runtime drives it.
+        for (int i = 0; i < numTensors; ++i) remaining[i] = w.tensors[i].elements;
+        for (int l = 0; l < numLayers; ++l) layerReduced[l] = 0;
+        policy.beginIteration(ready.front().time);
+        if (k == iterations - 1) lastIterationFirstUnit = result.events.size();
+        std::size_t delivered = 0;
+        Nanos now = std::max(linkFree, ready.front().time);
+        const std::int64_t maxSteps = kMaxStepsPerTensor * numTensors;
+        std::int64_t steps = 0;
+        auto deliverUntil = [&](Nanos until) {
+            while (delivered < ready.size() && ready[delivered].time <= until) {
+                policy.onGradientReady(ready[delivered].tensor, ready[delivered].time);
+                ++delivered;
+            }
+        };
+        deliverUntil(now);
+        while (!policy.finished()) {
+            if (++steps > maxSteps)
+                return Status::error("policy '" + std::string(policy.name()) + "' did not finish iteration " +
+                                     std::to_string(k) + " within " + std::to_string(maxSteps) + " decisions");
+            std::optional<CommUnit> unit = policy.next(now);
+            if (!unit) {
+                // Nothing to send now: jump to the next gradient or to when the policy said it would release work.
+                const Nanos nextReady = delivered < ready.size() ? ready[delivered].time : kNever;
+                const Nanos wake = policy.wakeTime();
+                const Nanos nextTime = std::min(nextReady, wake > now ? wake : kNever);
+                if (nextTime == kNever)
+                    return Status::error("policy '" + std::string(policy.name()) + "' stalled in iteration " +
+                                         std::to_string(k) +
+                                         ": all gradients are ready, it is not finished, and it "
+                                         "sends nothing and names no wake time");
+                now = nextTime;
+                deliverUntil(now);
+                continue;
+            }
+            if (unit->pieces.empty())
+                return Status::error("policy '" + std::string(policy.name()) + "' returned an empty unit");
+            const Nanos end = now + cost.at(unit->bytes());
+            for (const Piece& p : unit->pieces) {
+                if (p.tensor < 0 || p.tensor >= numTensors || p.count > remaining[p.tensor])
+                    return Status::error("policy '" + std::string(policy.name()) +
+                                         "' sent an invalid piece of tensor " + std::to_string(p.tensor));
+                remaining[p.tensor] -= p.count;
+                if (remaining[p.tensor] == 0) {
+                    const int layer = w.tensors[p.tensor].layer;
+                    layerReduced[layer] = std::max(layerReduced[layer], end);
+                }
+            }
+            if (end > now) linkBusy.emplace_back(now, end);
+            // Gradients that became ready while the unit was on the wire are heard before its completion.
+            deliverUntil(end);
+            SimEvent e;
+            e.kind = SimEvent::Comm;
+            e.iteration = k;
+            e.start = now;
+            e.end = end;
+            e.unit = std::move(*unit);
+            result.events.push_back(std::move(e));
+            policy.onUnitDone(result.events.back().unit, end);
+            now = end;
+        }
+        for (int i = 0; i < numTensors; ++i)
+            if (remaining[i] != 0)
+                return Status::error("policy '" + std::string(policy.name()) + "' finished iteration " +
+                                     std::to_string(k) + " with tensor '" + w.tensors[i].name + "' not fully reduced");
+        linkFree = now;
+        allReduced = now;
+    }
+
+    // Where iteration `iterations` would begin: the same rule as every other start.
+    {
+        Nanos t = computeFree;
+        t = std::max(t, barrier ? allReduced : layerReduced[0]);
+        result.iteration_starts.push_back(t);
+    }
+
+    for (std::size_t i = lastIterationFirstUnit; i < result.events.size(); ++i)
+        if (result.events[i].kind == SimEvent::Comm) result.order.push_back(result.events[i].unit);
+
+    // ---- figures over the steady window ----
+    const Nanos lo = result.iteration_starts[warmup];
+    const Nanos hi = result.iteration_starts[iterations];
+    const double periods = iterations - warmup;
+    const double computeNs = busy(computeBusy, lo, hi);
+    const double commNs = busy(linkBusy, lo, hi);
+    const double hiddenNs = intersection(computeBusy, linkBusy, lo, hi);
+    SimFigures& f = result.figures;
+    f.iter_ms = toMs(static_cast<double>(hi - lo)) / periods;
+    f.compute_ms = toMs(computeNs) / periods;
+    f.comm_ms = toMs(commNs) / periods;
+    f.overlap = commNs > 0 ? hiddenNs / commNs : 1.0;
+    f.exposed_comm_ms = toMs(commNs - hiddenNs) / periods;
+    f.idle_ms = std::max(0.0, f.iter_ms - f.compute_ms - f.exposed_comm_ms);
+    f.lower_bound_ms = lowerBoundMs(w, cost);
+    return result;
+}
+
+}  // namespace pacer::engine

@@ -1,0 +1,68 @@
+// The simulator: the runtime's policy objects driven by a virtual clock and a cost model.
+//
+// One rank is simulated (data parallelism is symmetric: the workload already holds the slowest rank's layer
+// times and the cost model the collective's time across all ranks). Two resources run side by side: the compute
+// stream (forward, backward, optimizer updates) and the link, which carries one communication unit at a time in
+// the order the policy picks. Several iterations run back to back so that cross-iteration overlap reaches steady
+// state: the forward of layer i in iteration k+1 waits only for the reduction (and update) of layer i's
+// gradients from iteration k, unless the policy keeps DDP's barrier (updateWaitsForAll), where it waits for all.
+//
+// The result is a trace shaped like a captured one (compute events on "rank 0 compute", communication events on
+// "rank 0 comm") plus the figures of the steady iterations and a lower bound no schedule can beat.
+#pragma once
+
+#include <vector>
+
+#include "engine/policy.h"
+#include "engine/sim/workload.h"
+#include "engine/status.h"
+#include "engine/tensor.h"
+
+namespace pacer::engine {
+
+struct SimOptions {
+    int iterations = 4;  // simulated back to back; the figures come from the steady ones at the end
+    int warmup = -1;     // iterations left out of the figures; -1 = iterations / 2 (at least 1 when iterations > 1)
+};
+
+struct SimEvent {
+    // Wait: the compute stream idles until a reduction it needs has finished (exposed communication).
+    enum Kind { Forward, Backward, Update, Comm, Wait } kind = Forward;
+    int iteration = 0;  // an Update belongs to the iteration whose gradients it applies
+    int layer = -1;     // -1 for Comm
+    CommUnit unit;      // Comm only
+    Nanos start = 0;
+    Nanos end = 0;
+};
+
+struct SimFigures {
+    double iter_ms = 0;          // mean steady iteration period (start of one iteration's compute to the next)
+    double compute_ms = 0;       // compute stream busy time per iteration
+    double comm_ms = 0;          // link busy time per iteration
+    double overlap = 0;          // 0..1: the share of comm_ms hidden behind compute
+    double exposed_comm_ms = 0;  // comm_ms not hidden behind compute
+    double idle_ms = 0;          // neither computing nor communicating: iter = compute + exposed + idle
+    double lower_bound_ms = 0;   // no policy can do better on this workload and cost model (see simulator.cpp)
+};
+
+struct SimResult {
+    SimFigures figures;
+    std::vector<SimEvent> events;         // compute events and comm events, each resource in time order
+    std::vector<CommUnit> order;          // the unit order of the last iteration: what plan mode follows
+    std::vector<Nanos> iteration_starts;  // when the compute stream began each iteration, plus where the next
+                                          // one would begin (size iterations + 1)
+};
+
+// Runs `options.iterations` iterations of `workload` under `policy` (which must be fresh, as makePolicy returns
+// it). Fails on a malformed workload or a policy that stalls (holds work back with no wake time) or never
+// finishes an iteration.
+Result<SimResult> simulate(const Workload& workload, Policy& policy, const CostModel& cost, const SimOptions& options);
+
+// The lower bound alone, in ms per iteration: max(compute + the unavoidable wait for the input-side layer's
+// reduction, one collective carrying every byte). Cheap; simulate() fills it into its figures too.
+double lowerBoundMs(const Workload& workload, const CostModel& cost);
+
+// Checks the workload's shape: tensor ids 0..n-1 in order, layers in range, non-negative times.
+Status validateWorkload(const Workload& workload);
+
+}  // namespace pacer::engine

@@ -1,0 +1,20 @@
+// Export of one run as Chrome trace JSON that Perfetto and chrome://tracing open: `X` events (ts/dur in µs with
+// exact ns decimals), `M` names for processes (ranks) and threads (tracks), and flows from each backward to the
+// all-reduce of its layer and from each CUDA API call to the GPU work it launched. A top-level "pacer" object keeps
+// the run settings, tracks and tensors, so importChromeTrace brings the run back event for event.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "profiler/run_info.h"
+#include "profiler/status.h"
+#include "profiler/trace_model.h"
+
+namespace pacer::profiler {
+
+Status exportChromeTrace(const std::string& projectPath, std::int64_t runId, const std::string& outFile);
+void writeChromeTrace(std::ostream& out, const RunTrace& trace, const RunInfo& info);
+
+}  // namespace pacer::profiler

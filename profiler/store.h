@@ -1,0 +1,78 @@
+// Internal to the profiler: writing and reading whole runs on an open store. Rank files, merge, import and
+// writeRun all come through here, so every path validates and stores events the same way.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "profiler/run_info.h"
+#include "profiler/sqlite_db.h"
+#include "profiler/status.h"
+#include "profiler/trace_model.h"
+
+namespace pacer::profiler::store {
+
+struct RankExtra {
+    int rank = 0;
+    std::string hostname;
+    std::int64_t clock_offset_ns = 0;  // added to this rank's times to reach the run's common clock
+    std::uint64_t dropped = 0;         // records the tracer could not keep
+    std::map<std::string, double> metrics;
+};
+
+struct StoredRun {
+    RunTrace trace;
+    RunInfo info;
+    std::vector<RankExtra> ranks;
+    std::string source = "capture";  // capture, merge, chrome, nsys, simulated
+    std::string notes;
+};
+
+// Checks what a writer would store: tracks exist, spans are not reversed, numbers are sane. `where` prefixes errors.
+Status validateRun(const RunTrace& trace, const std::string& where);
+
+// Interns strings into StringIds and inserts event rows into the table of their kind, with prepared statements.
+class EventWriter {
+public:
+    static Result<std::unique_ptr<EventWriter>> create(sql::Db& db, std::int64_t runId);
+    Result<std::int64_t> stringId(std::string_view text);
+    Status add(EventKind kind, int track, std::int64_t nameId, std::int64_t start, std::int64_t end,
+               std::int64_t correlation, int iteration, int layer, int tensor, int segment, std::int64_t bytes,
+               int priority);
+
+private:
+    EventWriter(sql::Db& db, std::int64_t runId) : db_(db), runId_(runId) {}
+    sql::Db& db_;
+    std::int64_t runId_;
+    std::unordered_map<std::string, std::int64_t> stringIds_;
+    std::vector<sql::Stmt> inserts_;  // one per EventKind
+    std::unique_ptr<sql::Stmt> findString_, insertString_;
+};
+
+// Inserts the run row (and its experiment) and returns the new run id. Caller holds the transaction.
+Result<std::int64_t> insertRunRow(sql::Db& db, const RunInfo& info, const std::string& source,
+                                  const std::string& notes);
+Status insertRanks(sql::Db& db, std::int64_t runId, const std::vector<RankExtra>& ranks);
+Status insertTracks(sql::Db& db, std::int64_t runId, const std::vector<Track>& tracks);
+Status insertTensors(sql::Db& db, std::int64_t runId, const std::vector<TensorRecord>& tensors);
+// Segments (one row per tensor/segment seen in all-reduce events) and the per-track summary, from the events.
+Status insertDerived(sql::Db& db, std::int64_t runId, const std::vector<TraceEvent>& events);
+
+// Validates, then writes everything in one transaction. Returns the run id.
+Result<std::int64_t> writeWholeRun(sql::Db& db, const StoredRun& run);
+
+// runId 0 = the latest run. Events sorted by (track, start).
+Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId);
+
+// Summary bucket widths: level k covers kSummaryBaseNs * 4^k ns.
+inline constexpr std::int64_t kSummaryBaseNs = 1024;
+inline constexpr int kSummaryLevels = 14;
+
+// Which table holds events of a kind (Nsight Systems' names for GPU activity).
+const char* tableForKind(EventKind kind);
+
+}  // namespace pacer::profiler::store

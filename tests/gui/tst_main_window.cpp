@@ -1,0 +1,285 @@
+// The GUI in real (offscreen) windows: lanes of a run, wheel zoom around the cursor, drag to pan, hover
+// tooltips on events and on folded spans, selection, painting colours, and a project that cannot be read.
+#include "app/gui/main_window.h"
+#include "app/gui/models/event_style.h"
+#include "app/gui/models/zoom_state.h"
+#include "app/gui/timeline_view.h"
+#include "tests/gui/trace_fixture.h"
+
+#if PACER_GUI_HAVE_STORE
+#include "profiler/project.h"
+#endif
+
+#include <QAbstractItemView>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolTip>
+#include <QWheelEvent>
+
+using namespace pacer::gui;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private:
+    std::unique_ptr<MainWindow> m_window;
+    TimelineView* view() const { return m_window->timeline(); }
+
+    // The viewport point at the middle of an event of a lane, by event name.
+    QPoint pointOf(const QString& lane, const QString& name) const
+    {
+        const TimelineModel* model = view()->model();
+        const int laneIndex = static_cast<int>(model->laneNames().indexOf(lane));
+        for (int event : model->lane(laneIndex).events) {
+            if (model->eventName(event) != name)
+                continue;
+            const auto& e = model->trace()->events[static_cast<std::size_t>(event)];
+            const TimeAxis axis = view()->axis();
+            return {static_cast<int>((axis.toX(e.start) + axis.toX(e.end)) / 2), view()->laneRect(laneIndex).center().y()};
+        }
+        return {-1, -1};
+    }
+
+    void sendWheel(QPoint pos, int delta)
+    {
+        QWheelEvent wheel(QPointF(pos), QPointF(view()->viewport()->mapToGlobal(pos)), QPoint(), QPoint(0, delta),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(view()->viewport(), &wheel);
+    }
+
+private slots:
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->resize(1200, 500);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        ProjectOverview overview;
+        overview.experiment = QStringLiteral("fixture");
+        overview.runs = {{7, QStringLiteral("pace 1 MiB"), QStringLiteral("pace"), 2, 2, 1 << 20}};
+        m_window->showRun(test::makeTwoRankTrace(), overview);
+    }
+    void cleanup() { m_window.reset(); }
+
+    void showsOneLanePerTrack()
+    {
+        QCOMPARE(view()->model()->laneNames(),
+                 (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
+        QCOMPARE(view()->zoom()->visibleStart(), view()->model()->startTime());
+        QCOMPARE(view()->zoom()->visibleEnd(), view()->model()->endTime());
+        QCOMPARE(m_window->projectModel()->runIndex(7).isValid(), true);
+    }
+
+    void wheelZoomsAroundCursor_data()
+    {
+        QTest::addColumn<double>("fraction");  // where along the time axis the cursor is
+        QTest::addColumn<int>("delta");
+        QTest::newRow("in at a third") << 1.0 / 3 << 120;
+        QTest::newRow("in fast near the end") << 0.9 << 480;
+        QTest::newRow("in at the start") << 0.0 << 240;
+    }
+    void wheelZoomsAroundCursor()
+    {
+        QFETCH(double, fraction);
+        QFETCH(int, delta);
+        QSignalSpy spy(view()->zoom(), &ZoomState::visibleRangeChanged);
+        const TimeAxis before = view()->axis();
+        const QPoint pos(static_cast<int>(before.left + fraction * before.width), view()->laneRect(0).center().y());
+        const std::int64_t anchor = before.toTime(pos.x());
+        sendWheel(pos, delta);
+        QCOMPARE(spy.count(), 1);
+        const TimeAxis after = view()->axis();
+        QVERIFY(after.length() < before.length());
+        QVERIFY2(std::abs(after.toX(anchor) - pos.x()) < 1.0, qPrintable(QString::number(after.toX(anchor))));
+        // And back out: the whole run again.
+        sendWheel(pos, -delta * 4);
+        QCOMPARE(view()->axis().length(), before.length());
+    }
+
+    void dragPans()
+    {
+        const TimeAxis full = view()->axis();
+        view()->zoom()->zoomAround((full.start + full.end) / 2, 4.0);
+        const TimeAxis before = view()->axis();
+        QSignalSpy spy(view()->zoom(), &ZoomState::visibleRangeChanged);
+        const QPoint from(700, view()->laneRect(1).center().y());
+        QTest::mousePress(view()->viewport(), Qt::LeftButton, Qt::NoModifier, from);
+        QTest::mouseMove(view()->viewport(), from + QPoint(100, 0));
+        QTest::mouseMove(view()->viewport(), from + QPoint(200, 0));
+        QTest::mouseRelease(view()->viewport(), Qt::LeftButton, Qt::NoModifier, from + QPoint(200, 0));
+        QVERIFY(spy.count() >= 1);
+        const TimeAxis after = view()->axis();
+        // Dragging right by 200 px shows earlier time: the view moved 200 px worth of nanoseconds.
+        QCOMPARE(after.length(), before.length());
+        QVERIFY2(std::abs((before.start - after.start) - std::llround(200 * before.nsPerPixel())) <= 1,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(before.start).arg(after.start)));
+        QCOMPARE(view()->selectedEvent(), -1);  // a drag is not a click
+    }
+
+    void hoverShowsEventDetails()
+    {
+        QSignalSpy spy(view(), &TimelineView::hoveredEventChanged);
+        const QPoint pos = pointOf("rank 0 comm", "allreduce fc4.weight[1]");
+        QVERIFY(pos.x() > view()->headerWidth());
+        QTest::mouseMove(view()->viewport(), pos);
+        QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, 2000);
+        const int event = spy.first().first().toInt();
+        QCOMPARE(view()->model()->eventName(event), QStringLiteral("allreduce fc4.weight[1]"));
+        const QString tip = view()->toolTipAt(pos);
+        QVERIFY2(tip.contains("fc4.weight (#3)") && tip.contains("512.0 KiB") && tip.contains("priority"), qPrintable(tip));
+        QTRY_VERIFY_WITH_TIMEOUT(QToolTip::text().contains("allreduce fc4.weight[1]"), 2000);
+        // Off every event: no tooltip, hover cleared.
+        QTest::mouseMove(view()->viewport(), QPoint(pos.x(), view()->laneRect(1).bottom() + TimelineView::kLaneGap));
+        QTRY_COMPARE_WITH_TIMEOUT(view()->hoveredEvent(), -1, 2000);
+    }
+
+    void hoverOnFoldedSpansSummarises()
+    {
+        // Zoomed out, the 40 tiny pieces at the end of rank 1's comm lane are one folded item.
+        const int lane = static_cast<int>(view()->model()->laneNames().indexOf("rank 1 comm"));
+        const auto& events = view()->model()->trace()->events;
+        const auto& first = events[static_cast<std::size_t>(view()->model()->lane(lane).events.back())];
+        const QPoint pos(static_cast<int>(view()->axis().toX(first.start)), view()->laneRect(lane).center().y());
+        DrawItem item;
+        QVERIFY(view()->drawItemAt(pos, &item));
+        QCOMPARE(item.count, test::kBurst);
+        QVERIFY2(view()->toolTipAt(pos).contains(QStringLiteral("%1 events folded").arg(test::kBurst)),
+                 qPrintable(view()->toolTipAt(pos)));
+        // Double-click zooms onto them; then they are separate again.
+        QTest::mouseDClick(view()->viewport(), Qt::LeftButton, Qt::NoModifier, pos);
+        QVERIFY(view()->axis().length() < 100'000);
+        const QPoint zoomed(static_cast<int>(view()->axis().toX((first.start + first.end) / 2)), pos.y());
+        QVERIFY(view()->drawItemAt(zoomed, &item));
+        QCOMPARE(item.count, 1);
+    }
+
+    void clickSelects()
+    {
+        QSignalSpy spy(view(), &TimelineView::selectedEventChanged);
+        const QPoint pos = pointOf("rank 1 compute", "fc2 backward");
+        QTest::mouseClick(view()->viewport(), Qt::LeftButton, Qt::NoModifier, pos);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(view()->model()->eventName(view()->selectedEvent()), QStringLiteral("fc2 backward"));
+    }
+
+    void paintsKindColours()
+    {
+        const QImage image = view()->viewport()->grab().toImage();
+        if (qEnvironmentVariableIsSet("PACER_GUI_SNAPSHOT")) {  // for looking at it: scripts/screenshot is the real one
+            view()->selectEvent(view()->model()->eventAt(3, 5'200'000, 0));
+            view()->zoom()->setVisibleRange(3'000'000, 10'500'000);
+            m_window->grab().save(qEnvironmentVariable("PACER_GUI_SNAPSHOT"));
+            view()->zoom()->resetZoom();
+            view()->selectEvent(-1);
+        }
+        const qreal dpr = image.devicePixelRatio();
+        auto pixel = [&](QPoint p) { return image.pixel(QPoint(int(p.x() * dpr), int(p.y() * dpr))); };
+        const QPoint forward = pointOf("rank 0 compute", "fc1") + QPoint(0, 5);  // below the label text
+        QCOMPARE(pixel(forward), kindColour(pacer::profiler::EventKind::Forward));
+        const QPoint backward = pointOf("rank 1 compute", "fc4 backward") + QPoint(0, 5);
+        QCOMPARE(pixel(backward), kindColour(pacer::profiler::EventKind::Backward));
+        const QPoint urgent = pointOf("rank 0 comm", "allreduce fc1.weight[0]") + QPoint(0, 5);
+        const QPoint late = pointOf("rank 0 comm", "allreduce fc4.weight[0]") + QPoint(0, 5);
+        QCOMPARE(pixel(urgent), priorityColour(0.0));
+        QCOMPARE(pixel(late), priorityColour(1.0));
+    }
+
+    void opensProjectFile()
+    {
+#if !PACER_GUI_HAVE_STORE
+        QSKIP("built without the project store");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("two-runs.pacer"));
+        pacer::profiler::RunInfo info;
+        info.label = "fifo baseline";
+        info.policy = "fifo";
+        info.ranks = 2;
+        info.iterations = 1;
+        auto first = pacer::profiler::writeRun(path.toStdString(), *test::makeTwoRankTrace(1), info, "simulated");
+        QVERIFY2(first.ok(), first.message().c_str());
+        info.label = "pace 1 MiB";
+        info.policy = "pace";
+        info.iterations = 2;
+        auto second = pacer::profiler::writeRun(path.toStdString(), *test::makeTwoRankTrace(2), info, "simulated");
+        QVERIFY2(second.ok(), second.message().c_str());
+
+        QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
+        m_window->openProject(path);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10'000);
+        // The latest run is shown, with the lanes the issue asks for.
+        QCOMPARE(loaded.first().at(1).toLongLong(), qint64(second.value()));
+        QCOMPARE(view()->model()->laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
+        QCOMPARE(view()->model()->iterations().size(), std::size_t(2));
+        QCOMPARE(m_window->projectPath(), path);
+        QCOMPARE(m_window->projectModel()->overview().runs.size(), std::size_t(2));
+
+        // Choosing the older run in the tree loads it.
+        const QModelIndex older = m_window->projectModel()->runIndex(first.value());
+        QVERIFY(older.isValid());
+        auto* tree = m_window->findChild<QAbstractItemView*>(QStringLiteral("projectTree"));
+        QVERIFY(tree);
+        emit tree->activated(older);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10'000);
+        QCOMPARE(loaded.last().at(1).toLongLong(), qint64(first.value()));
+        QCOMPARE(view()->model()->iterations().size(), std::size_t(1));
+#endif
+    }
+
+    void staleLoadIsDropped()
+    {
+#if !PACER_GUI_HAVE_STORE
+        QSKIP("built without the project store");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString a = dir.filePath(QStringLiteral("a.pacer"));
+        const QString b = dir.filePath(QStringLiteral("b.pacer"));
+        pacer::profiler::RunInfo info;
+        info.policy = "pace";
+        info.ranks = 2;
+        QVERIFY(pacer::profiler::writeRun(a.toStdString(), *test::makeTwoRankTrace(3), info).ok());
+        QVERIFY(pacer::profiler::writeRun(b.toStdString(), *test::makeTwoRankTrace(1), info).ok());
+        QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
+        m_window->openProject(a);
+        m_window->openProject(b);  // the user changed their mind before a finished loading
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->isLoading(), 10'000);
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(loaded.first().at(0).toString(), b);
+        QCOMPARE(view()->model()->iterations().size(), std::size_t(1));
+#endif
+    }
+
+    void unreadableProjectKeepsCurrentRun()
+    {
+#if !PACER_GUI_HAVE_STORE
+        QSKIP("built without the project store");
+#endif
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("not-a-project.pacer"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("this is a text file, not an SQLite database\n");
+        file.close();
+        QSignalSpy failed(m_window.get(), &MainWindow::projectFailed);
+        QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
+        m_window->openProject(path);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10'000);
+        QCOMPARE(failed.first().at(0).toString(), path);
+        QVERIFY(!failed.first().at(1).toString().isEmpty());
+        QCOMPARE(loaded.count(), 0);
+        // The run on screen is still there, and the user got a message box saying why.
+        QCOMPARE(view()->model()->laneCount(), 4);
+        auto* box = m_window->findChild<QMessageBox*>(QStringLiteral("projectErrorBox"));
+        QVERIFY(box);
+        QTRY_VERIFY_WITH_TIMEOUT(box->isVisible(), 2000);
+        QCOMPARE(box->informativeText(), failed.first().at(1).toString());
+        box->close();
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

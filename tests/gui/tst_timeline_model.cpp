@@ -1,0 +1,193 @@
+// The timeline model: lanes, cutting to the visible range, folding sub-pixel spans, hit testing, details;
+// and the project tree model's structure.
+#include "app/gui/models/event_style.h"
+#include "app/gui/models/project_tree_model.h"
+#include "app/gui/models/timeline_model.h"
+#include "tests/gui/trace_fixture.h"
+
+#include <QAbstractItemModelTester>
+#include <QTest>
+
+using namespace pacer::gui;
+
+namespace {
+
+int laneNamed(const TimelineModel& model, const QString& name)
+{
+    return static_cast<int>(model.laneNames().indexOf(name));
+}
+
+}  // namespace
+
+class TestTimelineModel : public QObject {
+    Q_OBJECT
+private slots:
+    void lanesInRankOrder()
+    {
+        TimelineModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTrace(test::makeTwoRankTrace());
+        QCOMPARE(model.laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
+        QCOMPARE(model.data(model.index(2), TimelineModel::RankRole).toInt(), 1);
+        // 2 iterations × (4 forward + 4 backward) on compute; iteration markers go to the ruler instead.
+        QCOMPARE(model.data(model.index(0), TimelineModel::EventCountRole).toInt(), 16);
+        QCOMPARE(model.data(model.index(1), TimelineModel::EventCountRole).toInt(), 16 + test::kBurst);
+        QCOMPARE(model.iterations().size(), std::size_t(2));
+        QCOMPARE(model.startTime(), qint64(0));
+        QCOMPARE(model.minPriority(), 0);
+        QCOMPARE(model.maxPriority(), test::kLayers - 1);
+        model.setTrace(nullptr);
+        QCOMPARE(model.laneCount(), 0);
+    }
+
+    void cutsToVisibleRange()
+    {
+        TimelineModel model;
+        model.setTrace(test::makeTwoRankTrace());
+        const int lane = laneNamed(model, "rank 0 compute");
+        // 2.5 ms .. 5.5 ms of iteration 0: forward fc3 (2-3), fc4 (3-4), backward fc4 (4-5), fc3 (5-6).
+        const TimeAxis axis{2'500'000, 5'500'000, 100.0, 300.0};
+        std::vector<DrawItem> items;
+        model.appendDrawItems(lane, axis, 3.0, items);
+        QCOMPARE(items.size(), std::size_t(4));
+        QCOMPARE(model.eventName(model.lane(lane).events[items[0].first]), QStringLiteral("fc3"));
+        QCOMPARE(model.eventName(model.lane(lane).events[items[3].first]), QStringLiteral("fc3 backward"));
+        // Partly visible spans are clipped to the axis (within its small margin), fully visible ones exact.
+        QVERIFY(items[0].x0 >= 98.0);
+        QCOMPARE(items[1].x0, 150.0);
+        QCOMPARE(items[1].x1, 250.0);
+        QVERIFY(items[3].x1 <= 402.0);
+        // Appending does not clear: the caller owns and reuses the vector.
+        model.appendDrawItems(lane, axis, 3.0, items);
+        QCOMPARE(items.size(), std::size_t(8));
+    }
+
+    void foldsSubPixelSpans_data()
+    {
+        QTest::addColumn<qint64>("visibleStart");
+        QTest::addColumn<qint64>("visibleEnd");
+        QTest::addColumn<double>("width");
+        QTest::addColumn<int>("burstItems");
+        QTest::addColumn<int>("largestCount");
+        const qint64 burst = 2 * 10'000'000 + 100'000;  // where the fixture puts its 40 tiny pieces
+        // Whole run on 1000 px: 40 µs of pieces is 2 px, one folded item.
+        QTest::newRow("zoomed out") << qint64(0) << qint64(20'200'000) << 1000.0 << 1 << test::kBurst;
+        // 400 µs on 1000 px: pieces 1.25 px wide, 2.5 px apart: closer than 3 px, so still one fold.
+        QTest::newRow("near") << burst - 100'000 << burst + 300'000 << 1000.0 << 1 << test::kBurst;
+        // 80 µs on 1000 px: each piece is 6.25 px wide and stands alone.
+        QTest::newRow("zoomed in") << burst - 20'000 << burst + 60'000 << 1000.0 << test::kBurst << 1;
+        // Narrow window over half the burst only: the fold covers just what is visible.
+        QTest::newRow("half visible") << burst + 20'000 << burst + 4'000'000 << 1000.0 << 1 << 20;
+    }
+    void foldsSubPixelSpans()
+    {
+        QFETCH(qint64, visibleStart);
+        QFETCH(qint64, visibleEnd);
+        QFETCH(double, width);
+        QFETCH(int, burstItems);
+        QFETCH(int, largestCount);
+        TimelineModel model;
+        model.setTrace(test::makeTwoRankTrace());
+        const int lane = laneNamed(model, "rank 1 comm");
+        std::vector<DrawItem> items;
+        model.appendDrawItems(lane, TimeAxis{visibleStart, visibleEnd, 0.0, width}, 3.0, items);
+        int burst = 0;
+        int largest = 0;
+        int total = 0;
+        for (const DrawItem& d : items) {
+            total += d.count;
+            QVERIFY(d.x1 - d.x0 >= 1.0);  // nothing thinner than a pixel reaches the painter
+            if (model.eventName(model.lane(lane).events[d.first]) == QStringLiteral("allreduce piece")) {
+                ++burst;
+                largest = std::max(largest, d.count);
+                if (d.count > 1)
+                    QCOMPARE(d.colour, foldedColour(eventColour(model.trace()->events[model.lane(lane).events[d.first]],
+                                                               model.minPriority(), model.maxPriority())));
+            }
+        }
+        QCOMPARE(burst, burstItems);
+        QCOMPARE(largest, largestCount);
+        QVERIFY(total <= static_cast<int>(model.lane(lane).events.size()));
+    }
+
+    void hitTestsEvents_data()
+    {
+        QTest::addColumn<QString>("lane");
+        QTest::addColumn<qint64>("time");
+        QTest::addColumn<qint64>("slack");
+        QTest::addColumn<QString>("name");
+        QTest::newRow("inside forward") << "rank 0 compute" << qint64(1'500'000) << qint64(0) << "fc2";
+        QTest::newRow("boundary goes to the later span") << "rank 0 compute" << qint64(2'000'000) << qint64(0) << "fc3";
+        QTest::newRow("backward") << "rank 1 compute" << qint64(4'100'000) << qint64(0) << "fc4 backward";
+        QTest::newRow("segment") << "rank 0 comm" << qint64(5'700'000) << qint64(0) << "allreduce fc4.weight[1]";
+        QTest::newRow("gap without slack") << "rank 0 comm" << qint64(1'000'000) << qint64(0) << "";
+        QTest::newRow("near with slack") << "rank 0 comm" << qint64(4'990'000) << qint64(20'000) << "allreduce fc4.weight[0]";
+    }
+    void hitTestsEvents()
+    {
+        QFETCH(QString, lane);
+        QFETCH(qint64, time);
+        QFETCH(qint64, slack);
+        QFETCH(QString, name);
+        TimelineModel model;
+        model.setTrace(test::makeTwoRankTrace());
+        const int event = model.eventAt(laneNamed(model, lane), time, slack);
+        QCOMPARE(event >= 0 ? model.eventName(event) : QString(), name);
+    }
+
+    void detailsNameTheSegment()
+    {
+        TimelineModel model;
+        model.setTrace(test::makeTwoRankTrace());
+        const int event = model.eventAt(laneNamed(model, "rank 0 comm"), 5'700'000, 0);
+        QVERIFY(event >= 0);
+        const QString details = model.eventDetails(event);
+        QVERIFY2(details.contains("fc4.weight (#3)"), qPrintable(details));
+        QVERIFY2(details.contains("512.0 KiB"), qPrintable(details));
+        QVERIFY2(details.contains("<td>1</td>"), qPrintable(details));  // segment 1
+        QVERIFY2(details.contains("priority"), qPrintable(details));
+        QVERIFY2(details.contains("all-reduce"), qPrintable(details));
+    }
+
+    void priorityColoursDiffer()
+    {
+        pacer::profiler::TraceEvent urgent;
+        urgent.kind = pacer::profiler::EventKind::AllReduce;
+        urgent.priority = 0;
+        pacer::profiler::TraceEvent late = urgent;
+        late.priority = 3;
+        QVERIFY(eventColour(urgent, 0, 3) != eventColour(late, 0, 3));
+        QCOMPARE(eventColour(urgent, 0, 3), priorityColour(0.0));
+        QCOMPARE(eventColour(late, 0, 3), priorityColour(1.0));
+        pacer::profiler::TraceEvent forward;
+        QCOMPARE(eventColour(forward, 0, 3), kindColour(pacer::profiler::EventKind::Forward));
+    }
+
+    void projectTree()
+    {
+        ProjectTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        ProjectOverview overview;
+        overview.path = "/tmp/x.pacer";
+        overview.experiment = "mlp-2rank";
+        overview.runs = {{1, "first", "fifo", 2, 3, 0}, {2, "", "pace", 2, 3, 1 << 20}};
+        overview.schedules = {{5, "pace 1 MiB", "pace"}};
+        model.setOverview(overview);
+        QCOMPARE(model.rowCount(), 1);
+        const QModelIndex experiment = model.index(0, 0);
+        QCOMPARE(experiment.data().toString(), QStringLiteral("mlp-2rank"));
+        const QModelIndex runs = model.index(0, 0, experiment);
+        QCOMPARE(model.rowCount(runs), 2);
+        // Newest first; a run without a label shows its policy.
+        QCOMPARE(model.index(0, 0, runs).data().toString(), QStringLiteral("#2 pace"));
+        QCOMPARE(model.index(1, 0, runs).data(ProjectTreeModel::RunIdRole).toLongLong(), qint64(1));
+        QCOMPARE(model.runIndex(1), model.index(1, 0, runs));
+        QCOMPARE(model.parent(model.index(0, 0, runs)), runs);
+        const QModelIndex schedules = model.index(1, 0, experiment);
+        QCOMPARE(model.index(0, 0, schedules).data(ProjectTreeModel::ScheduleIdRole).toLongLong(), qint64(5));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTimelineModel)
+#include "tst_timeline_model.moc"

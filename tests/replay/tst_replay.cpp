@@ -1,0 +1,370 @@
+// Replay from an observed run: extraction, the cost fit, reproduction and cross-policy prediction of a
+// simulated "capture", the what-if ring scaling, sweeps and the PACE fusion search.
+#include <QtTest>
+
+#include "engine/policy_config.h"
+#include "engine/replay/observed_run.h"
+#include "engine/replay/replay.h"
+#include "test_models.h"
+
+using namespace pacer::engine;
+using pacer::test::syntheticModel;
+using pacer::test::zooModel;
+
+namespace {
+
+ObservedSpan span(ObservedSpan::Kind kind, int rank, int iteration, int layer, Nanos start, Nanos end) {
+    ObservedSpan s;
+    s.kind = kind;
+    s.rank = rank;
+    s.iteration = iteration;
+    s.layer = layer;
+    s.start = start;
+    s.end = end;
+    return s;
+}
+
+ObservedSpan comm(int rank, int iteration, int tensor, std::int64_t bytes, Nanos start, Nanos duration) {
+    ObservedSpan s = span(ObservedSpan::Comm, rank, iteration, -1, start, start + duration);
+    s.tensor = tensor;
+    s.segment = 0;
+    s.bytes = bytes;
+    return s;
+}
+
+ObservedRun twoTensorRun() {
+    ObservedRun run;
+    run.ranks = 2;
+    run.policy = "fifo";
+    run.tensors = {{0, "a", 0, 1000}, {1, "b", 1, 1000}};
+    run.layerNames = {"a", "b"};
+    return run;
+}
+
+}  // namespace
+
+class TestReplay : public QObject {
+    Q_OBJECT
+
+private slots:
+    // A simulated run stands in for a capture: extracting it and replaying under the same policy must give its
+    // iteration time back, and its cost model must come back from the collectives it observed.
+    void reproducesObservedRun_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("policy");
+        for (const char* model : {"resnet50", "bert_base", "synthetic"})
+            for (const std::string& policy : policyNames())
+                QTest::addRow("%s/%s", model, policy.c_str()) << model << QString::fromStdString(policy);
+    }
+    void reproducesObservedRun() {
+        QFETCH(QString, model);
+        QFETCH(QString, policy);
+        const Workload truth =
+            model == "synthetic" ? syntheticModel(24, 40'000, 150'000, 300'000) : zooModel(model.toStdString());
+        const CostModel cost{35'000, 0.45};
+        PolicyConfig config;
+        config.name = policy.toStdString();
+        config.segment_bytes = 1 << 20;
+        Result<ReplayResult> captured = replay(truth, cost, config, WhatIf{}, SimOptions{6, 1});
+        QVERIFY2(captured.ok(), captured.status().message().c_str());
+        const ObservedRun run = toObservedRun(truth, captured.value().sim, config.name);
+
+        Result<Workload> w = extractWorkload(run);
+        QVERIFY2(w.ok(), w.status().message().c_str());
+        Result<CostModel> fitted = fitCostModel(run);
+        QVERIFY2(fitted.ok(), fitted.status().message().c_str());
+        if (policy != "ddp" && policy != "horovod") {  // those send few sizes; the others span many
+            QVERIFY2(qAbs(fitted.value().alpha_ns - cost.alpha_ns) < 0.01 * cost.alpha_ns,
+                     qPrintable(QString::number(fitted.value().alpha_ns)));
+        }
+        QVERIFY(qAbs(fitted.value().ns_per_byte - cost.ns_per_byte) < 0.01 * cost.ns_per_byte);
+        Result<double> observed = observedIterationMs(run);
+        QVERIFY(observed.ok());
+        QVERIFY(qAbs(observed.value() - captured.value().sim.figures.iter_ms) < 1e-9);
+
+        Result<ReplayResult> replayed = replay(w.value(), fitted.value(), config, WhatIf{});
+        QVERIFY(replayed.ok());
+        const double error = qAbs(replayed.value().sim.figures.iter_ms / observed.value() - 1);
+        QVERIFY2(error < 0.01, qPrintable(QString("replay %1 ms vs observed %2 ms")
+                                              .arg(replayed.value().sim.figures.iter_ms)
+                                              .arg(observed.value())));
+    }
+
+    // The workload and costs extracted under one policy predict another policy's run: fifo <-> pace.
+    void predictsAcrossPolicies_data() {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::newRow("fifo->pace") << "fifo"
+                                    << "pace";
+        QTest::newRow("pace->fifo") << "pace"
+                                    << "fifo";
+        QTest::newRow("ddp->bytescheduler") << "ddp"
+                                            << "bytescheduler";
+    }
+    void predictsAcrossPolicies() {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        const Workload truth = zooModel("resnet50");
+        const CostModel cost{35'000, 0.45};
+        PolicyConfig a, b;
+        a.name = from.toStdString();
+        b.name = to.toStdString();
+        Result<ReplayResult> runA = replay(truth, cost, a, WhatIf{});
+        Result<ReplayResult> runB = replay(truth, cost, b, WhatIf{});
+        QVERIFY(runA.ok() && runB.ok());
+        const ObservedRun observed = toObservedRun(truth, runA.value().sim, a.name);
+        Result<ReplayResult> predicted =
+            replay(extractWorkload(observed).value(), fitCostModel(observed).value(), b, WhatIf{});
+        QVERIFY(predicted.ok());
+        const double error = qAbs(predicted.value().sim.figures.iter_ms / runB.value().sim.figures.iter_ms - 1);
+        QVERIFY2(error < 0.02, qPrintable(QString::number(error)));
+    }
+
+    void fitsLineThroughSlowestArrival() {
+        // Rank 1 arrives late at every collective, so rank 0's spans include waiting; the shortest span of each
+        // collective is the transfer. One wild outlier (a page fault) must not bend the line.
+        ObservedRun run = twoTensorRun();
+        const double alpha = 30'000, beta = 0.4;
+        int tensor = 0;
+        for (int it = 0; it < 3; ++it)
+            for (std::int64_t bytes = 4096; bytes <= (8 << 20); bytes *= 2) {
+                const Nanos d = static_cast<Nanos>(alpha + beta * static_cast<double>(bytes));
+                run.spans.push_back(comm(0, it, tensor % 2, bytes, 1000, d + 50'000));
+                run.spans.push_back(comm(1, it, tensor % 2, bytes, 51'000, d));
+                ++tensor;
+            }
+        run.spans.push_back(comm(1, 2, 0, 12345, 0, 90'000'000));
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        QVERIFY2(qAbs(c.value().alpha_ns - alpha) < 10, qPrintable(QString::number(c.value().alpha_ns)));
+        QVERIFY(qAbs(c.value().ns_per_byte - beta) < 1e-5);
+    }
+
+    void singleSizeFitsThroughOrigin() {
+        ObservedRun run = twoTensorRun();
+        for (int it = 0; it < 4; ++it) run.spans.push_back(comm(0, it, 0, 1 << 20, 0, 1'000'000));
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY(c.ok());
+        QCOMPARE(c.value().alpha_ns, 0.0);
+        QVERIFY(qAbs(c.value().ns_per_byte - 1'000'000.0 / (1 << 20)) < 1e-9);
+    }
+
+    void extractionTakesMedianThenSlowestRank() {
+        ObservedRun run = twoTensorRun();
+        // Iteration 0 is warm-up (huge), iterations 1..3 give medians 110 (rank 0) and 130 (rank 1) for layer 0's
+        // forward; layer 1's backward is traced as two kernels per iteration that add up.
+        const Nanos fwd[2][4] = {{9000, 100, 110, 500}, {9000, 130, 120, 140}};
+        for (int rank = 0; rank < 2; ++rank)
+            for (int it = 0; it < 4; ++it) {
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 0, 0, fwd[rank][it]));
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 1, 0, 70));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 1, 0, 100));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 1, 200, 250));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 0, 0, 300));
+                ObservedSpan u = span(ObservedSpan::Update, rank, it, -1, 0, 4000);  // 2000 elements: 2 ns each
+                run.spans.push_back(u);
+            }
+        Result<Workload> w = extractWorkload(run);
+        QVERIFY2(w.ok(), w.status().message().c_str());
+        QCOMPARE(w.value().layers.size(), std::size_t{2});
+        QCOMPARE(w.value().layers[0].forward, Nanos{130});
+        QCOMPARE(w.value().layers[1].forward, Nanos{70});
+        QCOMPARE(w.value().layers[1].backward, Nanos{150});
+        QCOMPARE(w.value().layers[0].backward, Nanos{300});
+        QCOMPARE(w.value().update_ns_per_element, 2.0);
+        QCOMPARE(w.value().ranks, 2);
+    }
+
+    void badRunsAreErrors_data() {
+        QTest::addColumn<int>("breakage");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("no spans") << 0 << "no forward or backward";
+        QTest::newRow("reversed span") << 1 << "ends before it starts";
+        QTest::newRow("rank out of range") << 2 << "rank 5";
+        QTest::newRow("no tensors") << 3 << "no gradient tensors";
+        QTest::newRow("no comm") << 4 << "no communication spans";
+        QTest::newRow("zero bytes") << 5 << "0 bytes";
+    }
+    void badRunsAreErrors() {
+        QFETCH(int, breakage);
+        QFETCH(QString, error);
+        ObservedRun run = twoTensorRun();
+        run.spans.push_back(span(ObservedSpan::Forward, 0, 0, 0, 0, 10));
+        run.spans.push_back(comm(0, 0, 0, 4000, 0, 10));
+        Status s;
+        switch (breakage) {
+            case 0:
+                run.spans.erase(run.spans.begin());
+                s = extractWorkload(run).status();
+                break;
+            case 1:
+                run.spans[0].end = -5;
+                s = extractWorkload(run).status();
+                break;
+            case 2:
+                run.spans[0].rank = 5;
+                s = extractWorkload(run).status();
+                break;
+            case 3:
+                run.tensors.clear();
+                s = fitCostModel(run).status();
+                break;
+            case 4:
+                run.spans.pop_back();
+                s = fitCostModel(run).status();
+                break;
+            case 5:
+                run.spans.back().bytes = 0;
+                s = fitCostModel(run).status();
+                break;
+        }
+        QVERIFY(!s.ok());
+        QVERIFY2(QString::fromStdString(s.message()).contains(error), s.message().c_str());
+    }
+
+    void whatIfFollowsTheRing_data() {
+        QTest::addColumn<int>("observedRanks");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<double>("gbps");
+        QTest::addColumn<double>("latencyUs");
+        QTest::addColumn<double>("alpha");
+        QTest::addColumn<double>("beta");
+        // Fitted at 2 ranks: alpha 20 us (2 latency steps), beta 0.8 ns/B (1 x bytes over the link).
+        QTest::newRow("as observed") << 2 << 0 << 0.0 << -1.0 << 20'000.0 << 0.8;
+        QTest::newRow("8 ranks") << 2 << 8 << 0.0 << -1.0 << 20'000.0 * 14 / 2 << 0.8 * 1.75;
+        QTest::newRow("4 ranks at 10 Gb/s") << 2 << 4 << 10.0 << -1.0 << 20'000.0 * 6 / 2 << 1.5 * 0.8;
+        QTest::newRow("100 Gb/s, 2 us") << 2 << 0 << 100.0 << 2.0 << 2 * 2'000.0 << 0.08;
+        QTest::newRow("one rank") << 2 << 1 << 0.0 << -1.0 << 0.0 << 0.0;
+        QTest::newRow("from 4 to 2") << 4 << 2 << 0.0 << -1.0 << 20'000.0 * 2 / 6 << 0.8 / 1.5;
+    }
+    void whatIfFollowsTheRing() {
+        QFETCH(int, observedRanks);
+        QFETCH(int, ranks);
+        QFETCH(double, gbps);
+        QFETCH(double, latencyUs);
+        QFETCH(double, alpha);
+        QFETCH(double, beta);
+        WhatIf k;
+        k.ranks = ranks;
+        k.link_gbps = gbps;
+        k.link_latency_us = latencyUs;
+        Result<CostModel> c = applyWhatIf(CostModel{20'000, 0.8}, observedRanks, k);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        QVERIFY(qAbs(c.value().alpha_ns - alpha) < 1e-6);
+        QVERIFY(qAbs(c.value().ns_per_byte - beta) < 1e-9);
+    }
+
+    void whatIfRejectsNonsense() {
+        WhatIf k;
+        k.compute_speed = 0;
+        QVERIFY(!applyWhatIf(syntheticModel(2, 100, 1, 1), k).ok());
+        k = WhatIf{};
+        k.link_gbps = -1;
+        QVERIFY(!applyWhatIf(CostModel{}, 2, k).ok());
+        k = WhatIf{};
+        k.ranks = 4;  // one observed rank: no link to scale
+        QVERIFY(!applyWhatIf(CostModel{}, 1, k).ok());
+        k.link_gbps = 10;
+        k.link_latency_us = 3;
+        QVERIFY(applyWhatIf(CostModel{}, 1, k).ok());
+    }
+
+    void sweepsPowersOfTwo_data() {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<QString>("knob");
+        QTest::addColumn<qlonglong>("min");
+        QTest::addColumn<qlonglong>("max");
+        QTest::addColumn<int>("points");
+        QTest::newRow("pace segment") << "pace"
+                                      << "segment_bytes" << 65536LL << 16777216LL << 9;
+        QTest::newRow("ddp bucket") << "ddp"
+                                    << "bucket_bytes" << 1048576LL << 67108864LL << 7;
+        QTest::newRow("bytescheduler credit") << "bytescheduler"
+                                              << "credit" << 1LL << 16LL << 5;
+        QTest::newRow("odd bounds") << "manual"
+                                    << "segment_bytes" << 3000LL << 70000LL << 5;  // 4 KiB..64 KiB
+    }
+    void sweepsPowersOfTwo() {
+        QFETCH(QString, policy);
+        QFETCH(QString, knob);
+        QFETCH(qlonglong, min);
+        QFETCH(qlonglong, max);
+        QFETCH(int, points);
+        PolicyConfig base;
+        base.name = policy.toStdString();
+        WhatIf link;
+        link.link_gbps = 10;
+        Result<std::vector<SweepPoint>> s =
+            sweep(zooModel("resnet50"), CostModel{}, base, knob.toStdString(), min, max, link);
+        QVERIFY2(s.ok(), s.status().message().c_str());
+        QCOMPARE(static_cast<int>(s.value().size()), points);
+        const std::size_t best = bestSweepPoint(s.value());
+        for (const SweepPoint& p : s.value()) {
+            const std::int64_t v = knob == "credit"         ? p.config.credit
+                                   : knob == "bucket_bytes" ? static_cast<std::int64_t>(p.config.bucket_bytes)
+                                                            : static_cast<std::int64_t>(p.config.segment_bytes);
+            QVERIFY(v >= min && v <= max && (v & (v - 1)) == 0);
+            QVERIFY(s.value()[best].figures.iter_ms <= p.figures.iter_ms);
+        }
+    }
+
+    void sweepRejectsBadRanges() {
+        PolicyConfig base;
+        const Workload w = syntheticModel(4, 1000, 10, 20);
+        QVERIFY(!sweep(w, CostModel{}, base, "colour", 1, 2, WhatIf{}).ok());
+        QVERIFY(!sweep(w, CostModel{}, base, "credit", 0, 4, WhatIf{}).ok());
+        QVERIFY(!sweep(w, CostModel{}, base, "credit", 8, 4, WhatIf{}).ok());
+        QVERIFY(!sweep(w, CostModel{}, base, "segment_bytes", 5, 7, WhatIf{}).ok());  // no power of two inside
+    }
+
+    // Many small tensors on a latency-heavy link: fusing neighbours saves per-call costs, and the search must
+    // find groups that beat sending each tensor alone. Its groups are valid fusion_groups for pace and replay
+    // to exactly the time it reports.
+    void fusionSearchFindsAGain_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<double>("latencyUs");
+        QTest::newRow("bert_base/50us") << "bert_base" << 50.0;
+        QTest::newRow("resnet50/25us") << "resnet50" << 25.0;
+        QTest::newRow("synthetic/100us") << "synthetic" << 100.0;
+    }
+    void fusionSearchFindsAGain() {
+        QFETCH(QString, model);
+        QFETCH(double, latencyUs);
+        const Workload w =
+            model == "synthetic" ? syntheticModel(24, 4'000, 20'000, 40'000) : zooModel(model.toStdString());
+        PolicyConfig pace;
+        pace.name = "pace";
+        pace.fuse_below_bytes = 0;  // the baseline sends every tensor alone
+        WhatIf link;
+        link.link_gbps = 25;
+        link.link_latency_us = latencyUs;
+        Result<FusionResult> f = searchFusion(w, CostModel{}, pace, link);
+        QVERIFY2(f.ok(), f.status().message().c_str());
+        QVERIFY2(f.value().after_ms < f.value().before_ms,
+                 qPrintable(QString("%1 -> %2 ms").arg(f.value().before_ms).arg(f.value().after_ms)));
+        QVERIFY(!f.value().groups.empty());
+        PolicyConfig fused = pace;
+        fused.fusion_groups = f.value().groups;
+        QVERIFY2(validate(fused, w.tensors).ok(), validate(fused, w.tensors).message().c_str());
+        for (const auto& g : f.value().groups) QVERIFY(g.size() >= 2);
+        Result<ReplayResult> check = replay(w, CostModel{}, fused, link);
+        QVERIFY(check.ok());
+        QVERIFY(qAbs(check.value().sim.figures.iter_ms - f.value().after_ms) < 1e-12);
+        QVERIFY(f.value().evaluations > static_cast<int>(w.tensors.size()));
+    }
+
+    void fusionSearchNeverWorse() {
+        // Compute-bound with a fast link: nothing to gain; the result must not be worse than what was given.
+        const Workload w = syntheticModel(12, 1000, 1'000'000, 2'000'000);
+        PolicyConfig pace;
+        pace.name = "pace";
+        Result<FusionResult> f = searchFusion(w, CostModel{}, pace, WhatIf{});
+        QVERIFY(f.ok());
+        QVERIFY(f.value().after_ms <= f.value().before_ms);
+        PolicyConfig fifo;
+        QVERIFY(!searchFusion(w, CostModel{}, fifo, WhatIf{}).ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReplay)
+#include "tst_replay.moc"

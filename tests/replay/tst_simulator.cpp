@@ -1,0 +1,288 @@
+// The simulator with the engine's real policies: hand-checked timings, the lower bound, determinism, what-if
+// monotonicity, dependencies across iterations, PyTorch's DDP bucketing, and errors for broken input.
+#include <QtTest>
+#include <map>
+
+#include "engine/policy_config.h"
+#include "engine/replay/replay.h"
+#include "engine/sim/simulator.h"
+#include "test_models.h"
+
+using namespace pacer::engine;
+using pacer::test::syntheticModel;
+using pacer::test::zooModel;
+
+namespace {
+
+Workload modelNamed(const QString& name) {
+    if (name == "synthetic") return syntheticModel(24, 40'000, 150'000, 300'000);
+    return zooModel(name.toStdString());
+}
+
+void addModelPolicyRows() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("policy");
+    for (const char* model : {"resnet50", "vgg16", "bert_base", "gpt2_small", "synthetic"})
+        for (const std::string& policy : policyNames())
+            QTest::addRow("%s/%s", model, policy.c_str()) << model << QString::fromStdString(policy);
+}
+
+// PyTorch's Reducer bucketing (compute_bucket_assignment_by_size, applied to gradient-ready order): walk the
+// parameters in reverse order, add each to the open bucket, and close the bucket once its size reaches the
+// current limit; the first limit is first_bucket_bytes, every later one bucket_bytes. A tensor above the limit
+// thus closes the bucket it lands in, and lands alone when that bucket was empty.
+std::vector<std::vector<int>> pytorchBuckets(const Workload& w, std::size_t first, std::size_t cap) {
+    std::vector<std::vector<int>> buckets;
+    std::vector<int> open;
+    std::size_t size = 0, limit = first;
+    for (int id = static_cast<int>(w.tensors.size()) - 1; id >= 0; --id) {
+        open.push_back(id);
+        size += w.tensors[id].bytes();
+        if (size >= limit) {
+            buckets.push_back(open);
+            open.clear();
+            size = 0;
+            limit = cap;
+        }
+    }
+    if (!open.empty()) buckets.push_back(open);
+    return buckets;
+}
+
+// A policy that never sends anything: the simulator must report it, not spin.
+class SilentPolicy final : public Policy {
+public:
+    std::string_view name() const override { return "silent"; }
+    void beginIteration(Nanos) override {}
+    void onGradientReady(int, Nanos) override {}
+    std::optional<CommUnit> next(Nanos) override { return std::nullopt; }
+    void onUnitDone(const CommUnit&, Nanos) override {}
+    bool finished() const override { return false; }
+};
+
+}  // namespace
+
+class TestSimulator : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Two layers, one tensor each, fifo. By hand: forward 0-200, backward layer 1 200-400 (its tensor goes on the
+    // wire 400-850: 50 + 4000 x 0.1), backward layer 0 400-600 (tensor 0: 850-1300). The next forward of layer 0
+    // waits for 1300, so the steady period is 1300 ns with 600 compute, 900 comm, 200 of it hidden.
+    void handComputedTwoLayers() {
+        Workload w;
+        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
+        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
+        const CostModel cost{50, 0.1};
+        auto policy = makePolicy(PolicyConfig{}, w.tensors);
+        QVERIFY(policy.ok());
+        Result<SimResult> r = simulate(w, *policy.value(), cost, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        const SimFigures& f = r.value().figures;
+        QCOMPARE(f.iter_ms, 1300e-6);
+        QCOMPARE(f.compute_ms, 600e-6);
+        QCOMPARE(f.comm_ms, 900e-6);
+        QCOMPARE(f.exposed_comm_ms, 700e-6);
+        QVERIFY(qAbs(f.overlap - 200.0 / 900.0) < 1e-12);
+        QCOMPARE(f.idle_ms, 0.0);
+        // compute 600 + layer 0's reduction 450 with nothing to overlap it (less 1 ns kept for rounding).
+        QVERIFY(qAbs(f.lower_bound_ms - 1050e-6) <= 1e-6);
+        QCOMPARE(r.value().iteration_starts, (std::vector<Nanos>{0, 1300, 2600, 3900, 5200}));
+        QCOMPARE(r.value().order.size(), std::size_t{2});
+        QCOMPARE(r.value().order[0].pieces.front().tensor, 1);
+        QCOMPARE(r.value().order[1].pieces.front().tensor, 0);
+    }
+
+    void lowerBoundNeverAboveSimulated_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<double>("gbps");
+        for (const char* model : {"resnet50", "vgg16", "bert_base", "gpt2_small", "synthetic"})
+            for (const std::string& policy : policyNames())
+                for (double gbps : {1.0, 10.0, 100.0})
+                    QTest::addRow("%s/%s/%g", model, policy.c_str(), gbps)
+                        << model << QString::fromStdString(policy) << gbps;
+    }
+    void lowerBoundNeverAboveSimulated() {
+        QFETCH(QString, model);
+        QFETCH(QString, policy);
+        QFETCH(double, gbps);
+        PolicyConfig config;
+        config.name = policy.toStdString();
+        WhatIf whatIf;
+        whatIf.link_gbps = gbps;
+        whatIf.link_latency_us = 5;
+        Result<ReplayResult> r = replay(modelNamed(model), CostModel{}, config, whatIf);
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        const SimFigures& f = r.value().sim.figures;
+        QVERIFY2(f.lower_bound_ms <= f.iter_ms * (1 + 1e-12),
+                 qPrintable(QString("bound %1 ms above simulated %2 ms").arg(f.lower_bound_ms).arg(f.iter_ms)));
+        QVERIFY(f.lower_bound_ms > 0);
+        // The figures add up: every iteration is compute, exposed communication or idle.
+        QVERIFY(qAbs(f.compute_ms + f.exposed_comm_ms + f.idle_ms - f.iter_ms) < 1e-9 * f.iter_ms + 1e-12);
+        QVERIFY(f.overlap >= 0 && f.overlap <= 1);
+        QVERIFY(qAbs(f.comm_ms * (1 - f.overlap) - f.exposed_comm_ms) < 1e-9);
+    }
+
+    void deterministic_data() { addModelPolicyRows(); }
+    void deterministic() {
+        QFETCH(QString, model);
+        QFETCH(QString, policy);
+        PolicyConfig config;
+        config.name = policy.toStdString();
+        const Workload w = modelNamed(model);
+        Result<ReplayResult> a = replay(w, CostModel{}, config, WhatIf{});
+        Result<ReplayResult> b = replay(w, CostModel{}, config, WhatIf{});
+        QVERIFY(a.ok() && b.ok());
+        const auto& ea = a.value().sim.events;
+        const auto& eb = b.value().sim.events;
+        QCOMPARE(ea.size(), eb.size());
+        for (std::size_t i = 0; i < ea.size(); ++i) {
+            QCOMPARE(ea[i].kind, eb[i].kind);
+            QCOMPARE(ea[i].start, eb[i].start);
+            QCOMPARE(ea[i].end, eb[i].end);
+            QCOMPARE(ea[i].unit.bytes(), eb[i].unit.bytes());
+        }
+        QCOMPARE(a.value().sim.figures.iter_ms, b.value().sim.figures.iter_ms);
+    }
+
+    void fasterLinkNeverSlower_data() { addModelPolicyRows(); }
+    void fasterLinkNeverSlower() {
+        QFETCH(QString, model);
+        QFETCH(QString, policy);
+        PolicyConfig config;
+        config.name = policy.toStdString();
+        const Workload w = modelNamed(model);
+        double previous = std::numeric_limits<double>::infinity();
+        for (double gbps : {1.0, 2.5, 10.0, 25.0, 100.0, 400.0}) {
+            WhatIf whatIf;
+            whatIf.link_gbps = gbps;
+            Result<ReplayResult> r = replay(w, CostModel{}, config, whatIf);
+            QVERIFY2(r.ok(), r.status().message().c_str());
+            const double t = r.value().sim.figures.iter_ms;
+            QVERIFY2(t <= previous * (1 + 1e-9),
+                     qPrintable(QString("%1 Gb/s: %2 ms, slower link: %3 ms").arg(gbps).arg(t).arg(previous)));
+            previous = t;
+        }
+        // And lower latency, faster compute: never slower either.
+        WhatIf slow, fast;
+        slow.link_latency_us = 50;
+        fast.link_latency_us = 5;
+        QVERIFY(replay(w, CostModel{}, config, fast).value().sim.figures.iter_ms <=
+                replay(w, CostModel{}, config, slow).value().sim.figures.iter_ms);
+        fast = WhatIf{};
+        fast.compute_speed = 2;
+        QVERIFY(replay(w, CostModel{}, config, fast).value().sim.figures.iter_ms <
+                replay(w, CostModel{}, config, WhatIf{}).value().sim.figures.iter_ms);
+    }
+
+    // Layer i's next forward never starts before layer i's gradients are reduced (and, under ddp, before all).
+    void crossIterationDependencies_data() { addModelPolicyRows(); }
+    void crossIterationDependencies() {
+        QFETCH(QString, model);
+        QFETCH(QString, policy);
+        PolicyConfig config;
+        config.name = policy.toStdString();
+        const Workload w = modelNamed(model);
+        Result<ReplayResult> r = replay(w, CostModel{}, config, WhatIf{});
+        QVERIFY(r.ok());
+        std::map<std::pair<int, int>, Nanos> reduced;  // (iteration, layer) -> last reduction end
+        std::map<int, Nanos> allReduced;
+        for (const SimEvent& e : r.value().sim.events)
+            if (e.kind == SimEvent::Comm)
+                for (const Piece& p : e.unit.pieces) {
+                    Nanos& t = reduced[{e.iteration, w.tensors[p.tensor].layer}];
+                    t = std::max(t, e.end);
+                    allReduced[e.iteration] = std::max(allReduced[e.iteration], e.end);
+                }
+        int checked = 0;
+        for (const SimEvent& e : r.value().sim.events) {
+            if (e.kind != SimEvent::Forward || e.iteration == 0) continue;
+            const Nanos needed = policy == "ddp" ? allReduced[e.iteration - 1] : reduced[{e.iteration - 1, e.layer}];
+            QVERIFY2(e.start >= needed, qPrintable(QString("forward of layer %1 at %2 before its reduction at %3")
+                                                       .arg(e.layer)
+                                                       .arg(e.start)
+                                                       .arg(needed)));
+            ++checked;
+        }
+        QCOMPARE(checked, 3 * static_cast<int>(w.layers.size()));
+    }
+
+    void ddpBucketsFollowPyTorch_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* model : {"resnet50", "vgg16", "bert_base", "gpt2_small", "synthetic"})
+            QTest::newRow(model) << model;
+    }
+    void ddpBucketsFollowPyTorch() {
+        QFETCH(QString, model);
+        const Workload w = modelNamed(model);
+        PolicyConfig config;
+        config.name = "ddp";
+        Result<ReplayResult> r = replay(w, CostModel{}, config, WhatIf{});
+        QVERIFY(r.ok());
+        std::vector<std::vector<int>> seen;
+        for (const CommUnit& u : r.value().sim.order) {
+            seen.emplace_back();
+            for (const Piece& p : u.pieces) {
+                QCOMPARE(p.count, w.tensors[p.tensor].elements);  // DDP never cuts a tensor
+                seen.back().push_back(p.tensor);
+            }
+        }
+        const auto expected = pytorchBuckets(w, config.first_bucket_bytes, config.bucket_bytes);
+        QCOMPARE(seen.size(), expected.size());
+        for (std::size_t b = 0; b < expected.size(); ++b) QCOMPARE(seen[b], expected[b]);
+    }
+
+    void stalledPolicyIsAnError() {
+        const Workload w = syntheticModel(3, 1000, 100, 200);
+        SilentPolicy silent;
+        Result<SimResult> r = simulate(w, silent, CostModel{}, SimOptions{});
+        QVERIFY(!r.ok());
+        QVERIFY2(r.status().message().find("stalled") != std::string::npos, r.status().message().c_str());
+    }
+
+    void malformedWorkloadIsAnError_data() {
+        QTest::addColumn<int>("breakage");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("no layers") << 0 << "no layers";
+        QTest::newRow("bad id") << 1 << "has id";
+        QTest::newRow("bad layer") << 2 << "names layer";
+        QTest::newRow("empty tensor") << 3 << "no elements";
+        QTest::newRow("negative time") << 4 << "negative";
+        QTest::newRow("no iterations") << 5 << "at least 1 iteration";
+    }
+    void malformedWorkloadIsAnError() {
+        QFETCH(int, breakage);
+        QFETCH(QString, error);
+        Workload w = syntheticModel(3, 1000, 100, 200);
+        SimOptions options;
+        switch (breakage) {
+            case 0:
+                w.layers.clear();
+                break;
+            case 1:
+                w.tensors[1].id = 5;
+                break;
+            case 2:
+                w.tensors[1].layer = 9;
+                break;
+            case 3:
+                w.tensors[2].elements = 0;
+                break;
+            case 4:
+                w.layers[1].backward = -1;
+                break;
+            case 5:
+                options.iterations = 0;
+                break;
+        }
+        auto policy = makePolicy(PolicyConfig{}, syntheticModel(3, 1000, 100, 200).tensors);
+        QVERIFY(policy.ok());
+        Result<SimResult> r = simulate(w, *policy.value(), CostModel{}, options);
+        QVERIFY(!r.ok());
+        QVERIFY2(QString::fromStdString(r.status().message()).contains(error), r.status().message().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimulator)
+#include "tst_simulator.moc"

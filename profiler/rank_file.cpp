@@ -71,11 +71,41 @@ Status RankFileWriter::flush(CpuTracer& tracer) {
         PACER_RETURN_IF_ERROR(events_->add(r.kind, r.track, nameId, r.start, r.end, 0, r.iteration, r.layer, r.tensor,
                                            r.segment, r.bytes, r.priority));
     }
-    PACER_RETURN_IF_ERROR(updateRank("dropped", static_cast<std::int64_t>(tracer.dropped())));
+    PACER_RETURN_IF_ERROR(updateRank("dropped", static_cast<std::int64_t>(tracer.dropped() + extraDropped_)));
     PACER_RETURN_IF_ERROR(tx.commit());
     tracksWritten_ = tracks.size();
     eventsWritten_ += static_cast<std::int64_t>(sortBuffer_.size());
     sortBuffer_.clear();
+    return okStatus();
+}
+
+Status RankFileWriter::writeEvents(const std::vector<Track>& tracks, const std::vector<TraceEvent>& events,
+                                   std::uint64_t dropped) {
+    if (!db_) return errorStatus(path_ + ": rank file is closed");
+    std::vector<Track> fresh;
+    for (Track t : tracks) {
+        if (static_cast<std::size_t>(t.id) < tracksWritten_ && !extraTracks_.count(t.id))
+            return errorStatus(path_ + ": track id " + std::to_string(t.id) + " is taken by the CPU tracer");
+        t.rank = rank_;
+        if (extraTracks_.insert(t.id).second) fresh.push_back(std::move(t));
+    }
+    sql::Transaction tx(*db_);
+    PACER_RETURN_IF_ERROR(tx.begun());
+    PACER_RETURN_IF_ERROR(store::insertTracks(*db_, runId_, fresh));
+    for (const TraceEvent& e : events) {
+        if (!extraTracks_.count(e.track))
+            return errorStatus(path_ + ": event '" + e.name + "' on unknown track " + std::to_string(e.track));
+        if (e.end < e.start) return errorStatus(path_ + ": event '" + e.name + "' ends before it starts");
+        std::int64_t nameId = -1;
+        if (!e.name.empty()) { PACER_ASSIGN_OR_RETURN(nameId, events_->stringId(e.name)); }
+        PACER_RETURN_IF_ERROR(events_->add(e.kind, e.track, nameId, e.start, e.end, e.correlation, e.iteration, e.layer,
+                                           e.tensor, e.segment, e.bytes, e.priority));
+    }
+    extraDropped_ += dropped;
+    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare("UPDATE ranks SET dropped=dropped+? WHERE run_id=? AND rank=?"));
+    PACER_RETURN_IF_ERROR(st.bind(1, static_cast<std::int64_t>(dropped)).bind(2, runId_).bind(3, rank_).run());
+    PACER_RETURN_IF_ERROR(tx.commit());
+    eventsWritten_ += static_cast<std::int64_t>(events.size());
     return okStatus();
 }
 

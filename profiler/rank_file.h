@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +31,10 @@ public:
 
     Status writeTensors(const std::vector<TensorRecord>& tensors);
     Status flush(CpuTracer& tracer);   // sorts and writes what the tracer holds, in one transaction
+    // Events that come as TraceEvents (the CUPTI tracer's), with their tracks; ids must not clash with the CPU
+    // tracer's (CuptiTracer numbers from 1000). Adds `dropped` to the rank's dropped count.
+    Status writeEvents(const std::vector<Track>& tracks, const std::vector<TraceEvent>& events,
+                       std::uint64_t dropped = 0);
     Status setMetric(const std::string& key, double value);  // e.g. iter_ms, loss, param_hash
     // This rank's clock minus the reference clock is -offset: merge adds the offset to every time of this rank.
     Status setClockOffset(std::int64_t offsetNs);
@@ -48,6 +53,8 @@ private:
     std::unique_ptr<sql::Db> db_;
     std::unique_ptr<store::EventWriter> events_;
     std::size_t tracksWritten_ = 0;
+    std::set<int> extraTracks_;       // written through writeEvents
+    std::uint64_t extraDropped_ = 0;
     std::vector<std::int64_t> nameToStringId_;  // tracer name id -> StringIds id
     std::int64_t eventsWritten_ = 0;
     std::vector<TraceRecord> sortBuffer_;

@@ -55,7 +55,8 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
     int numLayers = static_cast<int>(run.layerNames.size());
     for (const TensorInfo& t : run.tensors) numLayers = std::max(numLayers, t.layer + 1);
     for (const ObservedSpan& s : run.spans)
-        if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward) numLayers = std::max(numLayers, s.layer + 1);
+        if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
+            numLayers = std::max(numLayers, s.layer + 1);
 
     const int skip = warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward);
     // (kind, rank, iteration, layer) -> summed duration: a layer may be traced as several spans (kernels).
@@ -64,7 +65,8 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
     for (const ObservedSpan& s : run.spans) {
         if (s.kind != ObservedSpan::Forward && s.kind != ObservedSpan::Backward) continue;
         if (s.layer < 0)
-            return Status::error("observed run: a " + std::string(s.kind == ObservedSpan::Forward ? "forward" : "backward") +
+            return Status::error("observed run: a " +
+                                 std::string(s.kind == ObservedSpan::Forward ? "forward" : "backward") +
                                  " span without a layer (rank " + std::to_string(s.rank) + ", iteration " +
                                  std::to_string(s.iteration) + ")");
         any = true;
@@ -84,7 +86,8 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
     w.tensors = run.tensors;
     w.layers.resize(numLayers);
     for (int l = 0; l < numLayers; ++l)
-        w.layers[l].name = l < static_cast<int>(run.layerNames.size()) ? run.layerNames[l] : "layer " + std::to_string(l);
+        w.layers[l].name =
+            l < static_cast<int>(run.layerNames.size()) ? run.layerNames[l] : "layer " + std::to_string(l);
     for (const auto& [key, values] : series) {
         const auto [kind, rank, layer] = key;
         const Nanos m = static_cast<Nanos>(std::llround(median(values)));
@@ -97,7 +100,8 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
     std::vector<std::size_t> layerElements(numLayers, 0);
     std::size_t allElements = 0;
     for (const TensorInfo& t : run.tensors) {
-        if (t.layer < 0 || t.layer >= numLayers) return Status::error("observed run: tensor '" + t.name + "' has no valid layer");
+        if (t.layer < 0 || t.layer >= numLayers)
+            return Status::error("observed run: tensor '" + t.name + "' has no valid layer");
         layerElements[t.layer] += t.elements;
         allElements += t.elements;
     }
@@ -137,8 +141,10 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         const auto key = std::make_tuple(s.iteration, s.tensor, s.segment, s.bytes);
         const double d = static_cast<double>(s.end - s.start);
         auto it = shortest.find(key);
-        if (it == shortest.end()) shortest.emplace(key, d);
-        else it->second = std::min(it->second, d);
+        if (it == shortest.end())
+            shortest.emplace(key, d);
+        else
+            it->second = std::min(it->second, d);
     }
     if (!any) return Status::error("observed run has no communication spans to fit the all-reduce cost from");
 
@@ -148,16 +154,25 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
 
     auto fit = [](const std::vector<std::pair<double, double>>& pts) {
         double sx = 0, sy = 0;
-        for (const auto& [x, y] : pts) { sx += x; sy += y; }
+        for (const auto& [x, y] : pts) {
+            sx += x;
+            sy += y;
+        }
         const double n = static_cast<double>(pts.size());
         const double mx = sx / n, my = sy / n;
         double sxx = 0, sxy = 0;
-        for (const auto& [x, y] : pts) { sxx += (x - mx) * (x - mx); sxy += (x - mx) * (y - my); }
+        for (const auto& [x, y] : pts) {
+            sxx += (x - mx) * (x - mx);
+            sxy += (x - mx) * (y - my);
+        }
         CostModel c;
         if (sxx <= 1e-9 * std::max(1.0, mx * mx)) {
             // One message size: the line through the origin.
             double sxy0 = 0, sxx0 = 0;
-            for (const auto& [x, y] : pts) { sxy0 += x * y; sxx0 += x * x; }
+            for (const auto& [x, y] : pts) {
+                sxy0 += x * y;
+                sxx0 += x * x;
+            }
             c.alpha_ns = 0;
             c.ns_per_byte = sxx0 > 0 ? sxy0 / sxx0 : 0;
             return c;
@@ -167,7 +182,10 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         if (c.alpha_ns < 0) {
             // A negative fixed cost is noise; the best line with alpha = 0 goes through the origin.
             double sxy0 = 0, sxx0 = 0;
-            for (const auto& [x, y] : pts) { sxy0 += x * y; sxx0 += x * x; }
+            for (const auto& [x, y] : pts) {
+                sxy0 += x * y;
+                sxx0 += x * x;
+            }
             c.alpha_ns = 0;
             c.ns_per_byte = sxy0 / sxx0;
         } else if (c.ns_per_byte < 0) {
@@ -225,16 +243,24 @@ ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const 
             s.start = e.start;
             s.end = e.end;
             switch (e.kind) {
-            case SimEvent::Forward: s.kind = ObservedSpan::Forward; break;
-            case SimEvent::Backward: s.kind = ObservedSpan::Backward; break;
-            case SimEvent::Update: s.kind = ObservedSpan::Update; break;
-            case SimEvent::Wait: s.kind = ObservedSpan::Wait; break;
-            case SimEvent::Comm:
-                s.kind = ObservedSpan::Comm;
-                s.tensor = e.unit.pieces.front().tensor;
-                s.segment = e.unit.pieces.front().segment;
-                s.bytes = static_cast<std::int64_t>(e.unit.bytes());
-                break;
+                case SimEvent::Forward:
+                    s.kind = ObservedSpan::Forward;
+                    break;
+                case SimEvent::Backward:
+                    s.kind = ObservedSpan::Backward;
+                    break;
+                case SimEvent::Update:
+                    s.kind = ObservedSpan::Update;
+                    break;
+                case SimEvent::Wait:
+                    s.kind = ObservedSpan::Wait;
+                    break;
+                case SimEvent::Comm:
+                    s.kind = ObservedSpan::Comm;
+                    s.tensor = e.unit.pieces.front().tensor;
+                    s.segment = e.unit.pieces.front().segment;
+                    s.bytes = static_cast<std::int64_t>(e.unit.bytes());
+                    break;
             }
             run.spans.push_back(s);
         }

@@ -7,14 +7,14 @@
 // run's transport and rank count).
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "engine/sim/simulator.h"
 #include "engine/sim/workload.h"
 #include "engine/status.h"
 #include "engine/tensor.h"
-
-#include <cstdint>
-#include <string>
-#include <vector>
 
 namespace pacer::engine {
 
@@ -23,19 +23,19 @@ struct ObservedSpan {
     enum Kind { Forward, Backward, Update, Comm, Wait, Iteration } kind = Forward;
     int rank = 0;
     int iteration = 0;
-    int layer = -1;           // Forward, Backward, Update (-1: an update of the whole model)
-    int tensor = -1;          // Comm: the first tensor of the unit; Update: the tensor, or -1 for the layer
-    int segment = -1;         // Comm
-    std::int64_t bytes = 0;   // Comm: the unit's bytes (a fused unit: all of them)
+    int layer = -1;          // Forward, Backward, Update (-1: an update of the whole model)
+    int tensor = -1;         // Comm: the first tensor of the unit; Update: the tensor, or -1 for the layer
+    int segment = -1;        // Comm
+    std::int64_t bytes = 0;  // Comm: the unit's bytes (a fused unit: all of them)
     Nanos start = 0;
     Nanos end = 0;
 };
 
 struct ObservedRun {
-    std::vector<TensorInfo> tensors;       // forward order, ids 0..n-1
-    std::vector<std::string> layerNames;   // forward order
+    std::vector<TensorInfo> tensors;      // forward order, ids 0..n-1
+    std::vector<std::string> layerNames;  // forward order
     int ranks = 1;
-    std::string policy;                    // the policy the run used, e.g. "fifo"
+    std::string policy;  // the policy the run used, e.g. "fifo"
     std::vector<ObservedSpan> spans;
 };
 
@@ -46,8 +46,8 @@ Result<Workload> extractWorkload(const ObservedRun& run);
 
 // Least squares over the observed collectives. Each collective appears on every rank; its time on the rank that
 // arrived last is the transfer alone (the others also waited for that rank), so the shortest span of each
-// (iteration, tensor, segment) is used. One pass drops outliers (beyond 4 median absolute deviations and 5%) and refits.
-// With a single message size the intercept cannot be told from the slope: alpha is then 0.
+// (iteration, tensor, segment) is used. One pass drops outliers (beyond 4 median absolute deviations and 5%) and
+// refits. With a single message size the intercept cannot be told from the slope: alpha is then 0.
 Result<CostModel> fitCostModel(const ObservedRun& run);
 
 // The observed steady iteration time in ms: the median of the Iteration spans after the first iteration,

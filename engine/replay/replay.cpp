@@ -1,10 +1,10 @@
 #include "engine/replay/replay.h"
 
-#include "engine/policies/segmenting.h"
-
 #include <algorithm>
 #include <cmath>
 #include <utility>
+
+#include "engine/policies/segmenting.h"
 
 namespace pacer::engine {
 namespace {
@@ -94,8 +94,8 @@ Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, con
 }
 
 Result<std::vector<SweepPoint>> sweep(const Workload& workload, const CostModel& cost, const PolicyConfig& base,
-                                      const std::string& knob, std::int64_t min, std::int64_t max,
-                                      const WhatIf& whatIf, const SimOptions& options) {
+                                      const std::string& knob, std::int64_t min, std::int64_t max, const WhatIf& whatIf,
+                                      const SimOptions& options) {
     if (knob != "segment_bytes" && knob != "bucket_bytes" && knob != "credit")
         return Status::error("unknown sweep knob '" + knob + "' (segment_bytes, bucket_bytes or credit)");
     if (min < 1 || max < min)
@@ -112,16 +112,20 @@ Result<std::vector<SweepPoint>> sweep(const Workload& workload, const CostModel&
     while (v < min) v *= 2;
     for (; v <= max; v *= 2) {
         PolicyConfig config = base;
-        if (knob == "segment_bytes") config.segment_bytes = static_cast<std::size_t>(v);
-        else if (knob == "bucket_bytes") config.bucket_bytes = static_cast<std::size_t>(v);
-        else config.credit = static_cast<int>(v);
+        if (knob == "segment_bytes")
+            config.segment_bytes = static_cast<std::size_t>(v);
+        else if (knob == "bucket_bytes")
+            config.bucket_bytes = static_cast<std::size_t>(v);
+        else
+            config.credit = static_cast<int>(v);
         Result<SimFigures> f = figuresOf(w.value(), c.value(), config, options);
         if (!f.ok()) return Status::error(knob + " = " + std::to_string(v) + ": " + f.status().message());
         points.push_back(SweepPoint{std::move(config), f.value()});
         if (v > max / 2) break;  // the next doubling would pass max (and could overflow)
     }
     if (points.empty())
-        return Status::error("no power of two lies in the sweep range " + std::to_string(min) + ":" + std::to_string(max));
+        return Status::error("no power of two lies in the sweep range " + std::to_string(min) + ":" +
+                             std::to_string(max));
     return points;
 }
 

@@ -15,22 +15,22 @@
 // there is nothing to reduce: the cost is 0. compute_speed divides every compute duration.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "engine/policy_config.h"
 #include "engine/sim/simulator.h"
 #include "engine/sim/workload.h"
 #include "engine/status.h"
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
 namespace pacer::engine {
 
 struct WhatIf {
-    double link_gbps = 0;          // 0 = as observed
-    double link_latency_us = -1;   // -1 = as observed
-    int ranks = 0;                 // 0 = as observed
-    double compute_speed = 1.0;    // 2.0 = compute twice as fast
+    double link_gbps = 0;         // 0 = as observed
+    double link_latency_us = -1;  // -1 = as observed
+    int ranks = 0;                // 0 = as observed
+    double compute_speed = 1.0;   // 2.0 = compute twice as fast
 };
 
 // The workload and cost model the knobs describe. Fails on a negative or zero speed, negative bandwidth, a rank
@@ -41,7 +41,7 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
 struct ReplayResult {
     SimResult sim;
     PolicyConfig config;
-    CostModel cost;       // the cost model after the what-if knobs
+    CostModel cost;  // the cost model after the what-if knobs
 };
 
 Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, const PolicyConfig& config,
@@ -57,8 +57,8 @@ struct SweepPoint {
 // for knob "segment_bytes", "bucket_bytes" or "credit", other settings as in `base`. Fails on an unknown knob,
 // min < 1 or min > max. The best point is bestSweepPoint().
 Result<std::vector<SweepPoint>> sweep(const Workload& workload, const CostModel& cost, const PolicyConfig& base,
-                                      const std::string& knob, std::int64_t min, std::int64_t max,
-                                      const WhatIf& whatIf, const SimOptions& options = {});
+                                      const std::string& knob, std::int64_t min, std::int64_t max, const WhatIf& whatIf,
+                                      const SimOptions& options = {});
 // Index of the lowest iteration time (the first such point on a tie); points must not be empty.
 std::size_t bestSweepPoint(const std::vector<SweepPoint>& points);
 
@@ -74,8 +74,8 @@ struct FusionResult {
 };
 
 struct FusionSearchOptions {
-    int max_group = 16;                     // at most this many tensors in one group
-    std::size_t max_group_bytes = 0;        // 0 = the configuration's segment_bytes
+    int max_group = 16;               // at most this many tensors in one group
+    std::size_t max_group_bytes = 0;  // 0 = the configuration's segment_bytes
 };
 
 Result<FusionResult> searchFusion(const Workload& workload, const CostModel& cost, const PolicyConfig& pace,

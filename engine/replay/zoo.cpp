@@ -1,12 +1,11 @@
 #include "engine/replay/zoo.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -143,7 +142,8 @@ Result<Workload> parseProfile(const std::string& text, double deviceTflops, cons
     return w;
 }
 
-Result<Workload> loadProfile(const std::string& pathOrName, double deviceTflops, const std::vector<std::string>& zooDirs) {
+Result<Workload> loadProfile(const std::string& pathOrName, double deviceTflops,
+                             const std::vector<std::string>& zooDirs) {
     if (pathOrName.empty()) return Status::error("no model profile named");
     std::vector<fs::path> candidates{fs::path(pathOrName)};
     const std::string file = pathOrName.ends_with(".json") ? pathOrName : pathOrName + ".json";
@@ -159,8 +159,8 @@ Result<Workload> loadProfile(const std::string& pathOrName, double deviceTflops,
     }
     std::string known;
     for (const std::string& n : zooNames(zooDirs)) known += (known.empty() ? "" : ", ") + n;
-    return Status::error("no model profile '" + pathOrName + "' (not a file; zoo has: " +
-                         (known.empty() ? "nothing on the search path" : known) + ")");
+    return Status::error("no model profile '" + pathOrName +
+                         "' (not a file; zoo has: " + (known.empty() ? "nothing on the search path" : known) + ")");
 }
 
 std::vector<std::string> zooNames(const std::vector<std::string>& zooDirs) {
@@ -171,6 +171,37 @@ std::vector<std::string> zooNames(const std::vector<std::string>& zooDirs) {
             if (it->is_regular_file(ec) && it->path().extension() == ".json") names.insert(it->path().stem().string());
     }
     return {names.begin(), names.end()};
+}
+
+std::vector<ZooEntry> listZoo(const std::vector<std::string>& zooDirs) {
+    std::vector<ZooEntry> entries;
+    for (const std::string& name : zooNames(zooDirs)) {
+        ZooEntry e;
+        e.name = name;
+        // The first directory that holds it wins, as in loadProfile.
+        for (const std::string& dir : zooDirs) {
+            std::error_code ec;
+            const fs::path p = fs::path(dir) / (name + ".json");
+            if (fs::is_regular_file(p, ec)) {
+                e.path = p.string();
+                break;
+            }
+        }
+        bool ok = false;
+        const std::string text = readFile(e.path, ok);
+        Result<Workload> w =
+            ok ? parseProfile(text, 0, e.path) : Result<Workload>(Status::error("cannot read " + e.path));
+        if (w.ok()) {
+            e.tensors = static_cast<int>(w.value().tensors.size());
+            e.parameters = parameterCount(w.value());
+            const json doc = json::parse(text, nullptr, false);
+            e.description = doc.value("description", "");
+        } else {
+            e.error = w.status().message();
+        }
+        entries.push_back(std::move(e));
+    }
+    return entries;
 }
 
 }  // namespace pacer::engine

@@ -12,11 +12,11 @@
 // overhead. Tensors are the params in file order (forward order).
 #pragma once
 
-#include "engine/sim/workload.h"
-#include "engine/status.h"
-
 #include <string>
 #include <vector>
+
+#include "engine/sim/workload.h"
+#include "engine/status.h"
 
 namespace pacer::engine {
 
@@ -30,10 +30,22 @@ Result<Workload> loadProfile(const std::string& pathOrName, double deviceTflops 
                              const std::vector<std::string>& zooDirs = defaultZooDirs());
 
 // Parses profile JSON text (for files from elsewhere, and tests). `origin` names it in error messages.
-Result<Workload> parseProfile(const std::string& jsonText, double deviceTflops = 0, const std::string& origin = "profile");
+Result<Workload> parseProfile(const std::string& jsonText, double deviceTflops = 0,
+                              const std::string& origin = "profile");
 
 // The profile names (file names without .json) found in the zoo directories, sorted, without duplicates.
 std::vector<std::string> zooNames(const std::vector<std::string>& zooDirs = defaultZooDirs());
+
+// One zoo profile as `pacer-cli zoo list` shows it. A file that fails to parse is listed with its error.
+struct ZooEntry {
+    std::string name;  // file name without .json
+    std::string path;
+    std::string description;  // the profile's "description"
+    int tensors = 0;
+    std::size_t parameters = 0;
+    std::string error;  // empty when the profile loads
+};
+std::vector<ZooEntry> listZoo(const std::vector<std::string>& zooDirs = defaultZooDirs());
 
 // The parameter count of a workload (sum of tensor elements).
 std::size_t parameterCount(const Workload& workload);

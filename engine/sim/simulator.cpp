@@ -19,11 +19,12 @@ struct GradientReady {
 
 // Tensors grouped by layer, built once per simulation so the iteration loop never allocates.
 struct LayerIndex {
-    std::vector<int> first;    // size layers + 1: tensors of layer l are ids[first[l] .. first[l+1])
-    std::vector<int> ids;      // ascending id within each layer
+    std::vector<int> first;     // size layers + 1: tensors of layer l are ids[first[l] .. first[l+1])
+    std::vector<int> ids;       // ascending id within each layer
     std::vector<Nanos> update;  // optimizer step of the whole layer
 
-    explicit LayerIndex(const Workload& w) : first(w.layers.size() + 1, 0), ids(w.tensors.size()), update(w.layers.size(), 0) {
+    explicit LayerIndex(const Workload& w)
+        : first(w.layers.size() + 1, 0), ids(w.tensors.size()), update(w.layers.size(), 0) {
         for (const TensorInfo& t : w.tensors) ++first[t.layer + 1];
         for (std::size_t l = 0; l < w.layers.size(); ++l) first[l + 1] += first[l];
         std::vector<int> fill(first.begin(), first.end() - 1);
@@ -46,7 +47,10 @@ double intersection(const std::vector<std::pair<Nanos, Nanos>>& a, const std::ve
         const Nanos s = std::max({a[i].first, b[j].first, lo});
         const Nanos e = std::min({a[i].second, b[j].second, hi});
         if (e > s) sum += static_cast<double>(e - s);
-        if (a[i].second < b[j].second) ++i; else ++j;
+        if (a[i].second < b[j].second)
+            ++i;
+        else
+            ++j;
     }
     return sum;
 }
@@ -77,7 +81,8 @@ Status validateWorkload(const Workload& w) {
                                  std::to_string(w.layers.size()));
         if (t.elements == 0) return Status::error("tensor '" + t.name + "' has no elements");
         if (i > 0 && t.layer < w.tensors[i - 1].layer)
-            return Status::error("tensor '" + t.name + "' is out of forward order (its layer precedes the previous tensor's)");
+            return Status::error("tensor '" + t.name +
+                                 "' is out of forward order (its layer precedes the previous tensor's)");
     }
     for (const LayerTimes& l : w.layers)
         if (l.forward < 0 || l.backward < 0) return Status::error("layer '" + l.name + "' has a negative duration");
@@ -132,8 +137,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     computeBusy.reserve(static_cast<std::size_t>(iterations) * 3 * numLayers);
     linkBusy.reserve(static_cast<std::size_t>(iterations) * 2 * numTensors);
 
-    std::vector<std::size_t> remaining(numTensors);   // elements not yet reduced this iteration
-    std::vector<Nanos> layerReduced(numLayers, 0);     // when layer l's last gradient of the last iteration was reduced
+    std::vector<std::size_t> remaining(numTensors);  // elements not yet reduced this iteration
+    std::vector<Nanos> layerReduced(numLayers, 0);   // when layer l's last gradient of the last iteration was reduced
     std::vector<GradientReady> ready;
     ready.reserve(numTensors);
 
@@ -225,7 +230,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 const Nanos nextTime = std::min(nextReady, wake > now ? wake : kNever);
                 if (nextTime == kNever)
                     return Status::error("policy '" + std::string(policy.name()) + "' stalled in iteration " +
-                                         std::to_string(k) + ": all gradients are ready, it is not finished, and it "
+                                         std::to_string(k) +
+                                         ": all gradients are ready, it is not finished, and it "
                                          "sends nothing and names no wake time");
                 now = nextTime;
                 deliverUntil(now);
@@ -236,8 +242,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             const Nanos end = now + cost.at(unit->bytes());
             for (const Piece& p : unit->pieces) {
                 if (p.tensor < 0 || p.tensor >= numTensors || p.count > remaining[p.tensor])
-                    return Status::error("policy '" + std::string(policy.name()) + "' sent an invalid piece of tensor " +
-                                         std::to_string(p.tensor));
+                    return Status::error("policy '" + std::string(policy.name()) +
+                                         "' sent an invalid piece of tensor " + std::to_string(p.tensor));
                 remaining[p.tensor] -= p.count;
                 if (remaining[p.tensor] == 0) {
                     const int layer = w.tensors[p.tensor].layer;

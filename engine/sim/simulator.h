@@ -11,12 +11,12 @@
 // "rank 0 comm") plus the figures of the steady iterations and a lower bound no schedule can beat.
 #pragma once
 
+#include <vector>
+
 #include "engine/policy.h"
 #include "engine/sim/workload.h"
 #include "engine/status.h"
 #include "engine/tensor.h"
-
-#include <vector>
 
 namespace pacer::engine {
 
@@ -47,8 +47,8 @@ struct SimFigures {
 
 struct SimResult {
     SimFigures figures;
-    std::vector<SimEvent> events;       // compute events and comm events, each resource in time order
-    std::vector<CommUnit> order;        // the unit order of the last iteration: what plan mode follows
+    std::vector<SimEvent> events;         // compute events and comm events, each resource in time order
+    std::vector<CommUnit> order;          // the unit order of the last iteration: what plan mode follows
     std::vector<Nanos> iteration_starts;  // when the compute stream began each iteration, plus where the next
                                           // one would begin (size iterations + 1)
 };

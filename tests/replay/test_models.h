@@ -1,12 +1,11 @@
 // Small workloads shared by the replay tests: the zoo from the source tree and hand-sized synthetic models.
 #pragma once
 
+#include <QtTest>
+#include <string>
+
 #include "engine/replay/zoo.h"
 #include "engine/sim/workload.h"
-
-#include <QtTest>
-
-#include <string>
 
 namespace pacer::test {
 
@@ -18,7 +17,8 @@ inline engine::Workload zooModel(const std::string& name) {
 
 // `layers` layers with one weight and one bias each; weights grow towards the output so that fusion, segmenting
 // and bucketing all have something to decide. Times in ns.
-inline engine::Workload syntheticModel(int layers, std::size_t baseElements, engine::Nanos forward, engine::Nanos backward) {
+inline engine::Workload syntheticModel(int layers, std::size_t baseElements, engine::Nanos forward,
+                                       engine::Nanos backward) {
     engine::Workload w;
     w.name = "synthetic";
     w.ranks = 2;

@@ -1,11 +1,11 @@
 // Replay from an observed run: extraction, the cost fit, reproduction and cross-policy prediction of a
 // simulated "capture", the what-if ring scaling, sweeps and the PACE fusion search.
+#include <QtTest>
+
 #include "engine/policy_config.h"
 #include "engine/replay/observed_run.h"
 #include "engine/replay/replay.h"
 #include "test_models.h"
-
-#include <QtTest>
 
 using namespace pacer::engine;
 using pacer::test::syntheticModel;
@@ -59,7 +59,8 @@ private slots:
     void reproducesObservedRun() {
         QFETCH(QString, model);
         QFETCH(QString, policy);
-        const Workload truth = model == "synthetic" ? syntheticModel(24, 40'000, 150'000, 300'000) : zooModel(model.toStdString());
+        const Workload truth =
+            model == "synthetic" ? syntheticModel(24, 40'000, 150'000, 300'000) : zooModel(model.toStdString());
         const CostModel cost{35'000, 0.45};
         PolicyConfig config;
         config.name = policy.toStdString();
@@ -85,16 +86,20 @@ private slots:
         QVERIFY(replayed.ok());
         const double error = qAbs(replayed.value().sim.figures.iter_ms / observed.value() - 1);
         QVERIFY2(error < 0.01, qPrintable(QString("replay %1 ms vs observed %2 ms")
-                                              .arg(replayed.value().sim.figures.iter_ms).arg(observed.value())));
+                                              .arg(replayed.value().sim.figures.iter_ms)
+                                              .arg(observed.value())));
     }
 
     // The workload and costs extracted under one policy predict another policy's run: fifo <-> pace.
     void predictsAcrossPolicies_data() {
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");
-        QTest::newRow("fifo->pace") << "fifo" << "pace";
-        QTest::newRow("pace->fifo") << "pace" << "fifo";
-        QTest::newRow("ddp->bytescheduler") << "ddp" << "bytescheduler";
+        QTest::newRow("fifo->pace") << "fifo"
+                                    << "pace";
+        QTest::newRow("pace->fifo") << "pace"
+                                    << "fifo";
+        QTest::newRow("ddp->bytescheduler") << "ddp"
+                                            << "bytescheduler";
     }
     void predictsAcrossPolicies() {
         QFETCH(QString, from);
@@ -108,7 +113,8 @@ private slots:
         Result<ReplayResult> runB = replay(truth, cost, b, WhatIf{});
         QVERIFY(runA.ok() && runB.ok());
         const ObservedRun observed = toObservedRun(truth, runA.value().sim, a.name);
-        Result<ReplayResult> predicted = replay(extractWorkload(observed).value(), fitCostModel(observed).value(), b, WhatIf{});
+        Result<ReplayResult> predicted =
+            replay(extractWorkload(observed).value(), fitCostModel(observed).value(), b, WhatIf{});
         QVERIFY(predicted.ok());
         const double error = qAbs(predicted.value().sim.figures.iter_ms / runB.value().sim.figures.iter_ms - 1);
         QVERIFY2(error < 0.02, qPrintable(QString::number(error)));
@@ -187,12 +193,30 @@ private slots:
         run.spans.push_back(comm(0, 0, 0, 4000, 0, 10));
         Status s;
         switch (breakage) {
-        case 0: run.spans.erase(run.spans.begin()); s = extractWorkload(run).status(); break;
-        case 1: run.spans[0].end = -5; s = extractWorkload(run).status(); break;
-        case 2: run.spans[0].rank = 5; s = extractWorkload(run).status(); break;
-        case 3: run.tensors.clear(); s = fitCostModel(run).status(); break;
-        case 4: run.spans.pop_back(); s = fitCostModel(run).status(); break;
-        case 5: run.spans.back().bytes = 0; s = fitCostModel(run).status(); break;
+            case 0:
+                run.spans.erase(run.spans.begin());
+                s = extractWorkload(run).status();
+                break;
+            case 1:
+                run.spans[0].end = -5;
+                s = extractWorkload(run).status();
+                break;
+            case 2:
+                run.spans[0].rank = 5;
+                s = extractWorkload(run).status();
+                break;
+            case 3:
+                run.tensors.clear();
+                s = fitCostModel(run).status();
+                break;
+            case 4:
+                run.spans.pop_back();
+                s = fitCostModel(run).status();
+                break;
+            case 5:
+                run.spans.back().bytes = 0;
+                s = fitCostModel(run).status();
+                break;
         }
         QVERIFY(!s.ok());
         QVERIFY2(QString::fromStdString(s.message()).contains(error), s.message().c_str());
@@ -251,10 +275,14 @@ private slots:
         QTest::addColumn<qlonglong>("min");
         QTest::addColumn<qlonglong>("max");
         QTest::addColumn<int>("points");
-        QTest::newRow("pace segment") << "pace" << "segment_bytes" << 65536LL << 16777216LL << 9;
-        QTest::newRow("ddp bucket") << "ddp" << "bucket_bytes" << 1048576LL << 67108864LL << 7;
-        QTest::newRow("bytescheduler credit") << "bytescheduler" << "credit" << 1LL << 16LL << 5;
-        QTest::newRow("odd bounds") << "manual" << "segment_bytes" << 3000LL << 70000LL << 5;  // 4 KiB..64 KiB
+        QTest::newRow("pace segment") << "pace"
+                                      << "segment_bytes" << 65536LL << 16777216LL << 9;
+        QTest::newRow("ddp bucket") << "ddp"
+                                    << "bucket_bytes" << 1048576LL << 67108864LL << 7;
+        QTest::newRow("bytescheduler credit") << "bytescheduler"
+                                              << "credit" << 1LL << 16LL << 5;
+        QTest::newRow("odd bounds") << "manual"
+                                    << "segment_bytes" << 3000LL << 70000LL << 5;  // 4 KiB..64 KiB
     }
     void sweepsPowersOfTwo() {
         QFETCH(QString, policy);
@@ -266,14 +294,15 @@ private slots:
         base.name = policy.toStdString();
         WhatIf link;
         link.link_gbps = 10;
-        Result<std::vector<SweepPoint>> s = sweep(zooModel("resnet50"), CostModel{}, base, knob.toStdString(), min, max, link);
+        Result<std::vector<SweepPoint>> s =
+            sweep(zooModel("resnet50"), CostModel{}, base, knob.toStdString(), min, max, link);
         QVERIFY2(s.ok(), s.status().message().c_str());
         QCOMPARE(static_cast<int>(s.value().size()), points);
         const std::size_t best = bestSweepPoint(s.value());
         for (const SweepPoint& p : s.value()) {
-            const std::int64_t v = knob == "credit" ? p.config.credit
-                                 : knob == "bucket_bytes" ? static_cast<std::int64_t>(p.config.bucket_bytes)
-                                                          : static_cast<std::int64_t>(p.config.segment_bytes);
+            const std::int64_t v = knob == "credit"         ? p.config.credit
+                                   : knob == "bucket_bytes" ? static_cast<std::int64_t>(p.config.bucket_bytes)
+                                                            : static_cast<std::int64_t>(p.config.segment_bytes);
             QVERIFY(v >= min && v <= max && (v & (v - 1)) == 0);
             QVERIFY(s.value()[best].figures.iter_ms <= p.figures.iter_ms);
         }
@@ -301,7 +330,8 @@ private slots:
     void fusionSearchFindsAGain() {
         QFETCH(QString, model);
         QFETCH(double, latencyUs);
-        const Workload w = model == "synthetic" ? syntheticModel(24, 4'000, 20'000, 40'000) : zooModel(model.toStdString());
+        const Workload w =
+            model == "synthetic" ? syntheticModel(24, 4'000, 20'000, 40'000) : zooModel(model.toStdString());
         PolicyConfig pace;
         pace.name = "pace";
         pace.fuse_below_bytes = 0;  // the baseline sends every tensor alone

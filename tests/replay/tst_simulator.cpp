@@ -1,13 +1,12 @@
 // The simulator with the engine's real policies: hand-checked timings, the lower bound, determinism, what-if
 // monotonicity, dependencies across iterations, PyTorch's DDP bucketing, and errors for broken input.
+#include <QtTest>
+#include <map>
+
 #include "engine/policy_config.h"
 #include "engine/replay/replay.h"
 #include "engine/sim/simulator.h"
 #include "test_models.h"
-
-#include <QtTest>
-
-#include <map>
 
 using namespace pacer::engine;
 using pacer::test::syntheticModel;
@@ -161,7 +160,8 @@ private slots:
             Result<ReplayResult> r = replay(w, CostModel{}, config, whatIf);
             QVERIFY2(r.ok(), r.status().message().c_str());
             const double t = r.value().sim.figures.iter_ms;
-            QVERIFY2(t <= previous * (1 + 1e-9), qPrintable(QString("%1 Gb/s: %2 ms, slower link: %3 ms").arg(gbps).arg(t).arg(previous)));
+            QVERIFY2(t <= previous * (1 + 1e-9),
+                     qPrintable(QString("%1 Gb/s: %2 ms, slower link: %3 ms").arg(gbps).arg(t).arg(previous)));
             previous = t;
         }
         // And lower latency, faster compute: never slower either.
@@ -200,7 +200,9 @@ private slots:
             if (e.kind != SimEvent::Forward || e.iteration == 0) continue;
             const Nanos needed = policy == "ddp" ? allReduced[e.iteration - 1] : reduced[{e.iteration - 1, e.layer}];
             QVERIFY2(e.start >= needed, qPrintable(QString("forward of layer %1 at %2 before its reduction at %3")
-                                                     .arg(e.layer).arg(e.start).arg(needed)));
+                                                       .arg(e.layer)
+                                                       .arg(e.start)
+                                                       .arg(needed)));
             ++checked;
         }
         QCOMPARE(checked, 3 * static_cast<int>(w.layers.size()));
@@ -208,7 +210,8 @@ private slots:
 
     void ddpBucketsFollowPyTorch_data() {
         QTest::addColumn<QString>("model");
-        for (const char* model : {"resnet50", "vgg16", "bert_base", "gpt2_small", "synthetic"}) QTest::newRow(model) << model;
+        for (const char* model : {"resnet50", "vgg16", "bert_base", "gpt2_small", "synthetic"})
+            QTest::newRow(model) << model;
     }
     void ddpBucketsFollowPyTorch() {
         QFETCH(QString, model);
@@ -254,12 +257,24 @@ private slots:
         Workload w = syntheticModel(3, 1000, 100, 200);
         SimOptions options;
         switch (breakage) {
-        case 0: w.layers.clear(); break;
-        case 1: w.tensors[1].id = 5; break;
-        case 2: w.tensors[1].layer = 9; break;
-        case 3: w.tensors[2].elements = 0; break;
-        case 4: w.layers[1].backward = -1; break;
-        case 5: options.iterations = 0; break;
+            case 0:
+                w.layers.clear();
+                break;
+            case 1:
+                w.tensors[1].id = 5;
+                break;
+            case 2:
+                w.tensors[1].layer = 9;
+                break;
+            case 3:
+                w.tensors[2].elements = 0;
+                break;
+            case 4:
+                w.layers[1].backward = -1;
+                break;
+            case 5:
+                options.iterations = 0;
+                break;
         }
         auto policy = makePolicy(PolicyConfig{}, syntheticModel(3, 1000, 100, 200).tensors);
         QVERIFY(policy.ok());

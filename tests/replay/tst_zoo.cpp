@@ -1,7 +1,7 @@
 // The model zoo: the published tensor and parameter counts, FLOPs turned into time, user profiles and bad input.
-#include "engine/replay/zoo.h"
-
 #include <QtTest>
+
+#include "engine/replay/zoo.h"
 
 using namespace pacer::engine;
 
@@ -30,7 +30,8 @@ private slots:
         QCOMPARE(static_cast<qlonglong>(parameterCount(w.value())), parameters);
         // Every layer costs time, and the tensors are in forward order with ids 0..n-1.
         for (const LayerTimes& l : w.value().layers) QVERIFY(l.forward > 0 && l.backward > 0);
-        for (std::size_t i = 0; i < w.value().tensors.size(); ++i) QCOMPARE(w.value().tensors[i].id, static_cast<int>(i));
+        for (std::size_t i = 0; i < w.value().tensors.size(); ++i)
+            QCOMPARE(w.value().tensors[i].id, static_cast<int>(i));
     }
 
     void listsTheZoo() {
@@ -40,6 +41,17 @@ private slots:
         QVERIFY(std::is_sorted(names.begin(), names.end()));
     }
 
+    void listingDescribesEachProfile() {
+        const std::vector<ZooEntry> entries = listZoo(dirs_);
+        QVERIFY(entries.size() >= 4);
+        for (const ZooEntry& e : entries) {
+            QVERIFY2(e.error.empty(), e.error.c_str());
+            QVERIFY(!e.description.empty());
+            QVERIFY(e.tensors > 0 && e.parameters > 0);
+            if (e.name == "vgg16") QCOMPARE(e.parameters, std::size_t{138'357'544});
+        }
+    }
+
     void deviceThroughputScalesCompute() {
         // Doubling the device's throughput halves the FLOP-driven part; the fixed per-layer overhead stays.
         Result<Workload> slow = loadProfile("resnet50", 10, dirs_);
@@ -47,7 +59,7 @@ private slots:
         QVERIFY(slow.ok() && fast.ok());
         const LayerTimes& s = slow.value().layers[0];  // conv1: 236 MFLOP per sample
         const LayerTimes& f = fast.value().layers[0];
-        const double overhead = 10'000;                 // layer_overhead_us = 10 in the file
+        const double overhead = 10'000;  // layer_overhead_us = 10 in the file
         QVERIFY(qAbs((s.forward - overhead) / (f.forward - overhead) - 2.0) < 1e-3);
         QVERIFY(qAbs((s.backward - overhead) / (f.backward - overhead) - 2.0) < 1e-3);
         // conv1 at batch 64 and 10 TFLOP/s: 2 x 112^2 x 64 x 3 x 49 FLOP x 64 samples = 15.106 GFLOP -> 1.5106 ms.
@@ -57,7 +69,8 @@ private slots:
     void userProfileWithTimes() {
         const char* text = R"({"name": "mine", "ranks": 4, "update_ns_per_element": 0.5, "layers": [
             {"name": "a", "forward_us": 100, "backward_us": 250, "params": [{"name": "a.w", "shape": [10, 10]}]},
-            {"name": "b", "forward_us": 50, "params": [{"name": "b.w", "shape": [7]}, {"name": "b.b", "shape": [1]}]}]})";
+            {"name": "b", "forward_us": 50,
+             "params": [{"name": "b.w", "shape": [7]}, {"name": "b.b", "shape": [1]}]}]})";
         Result<Workload> w = parseProfile(text);
         QVERIFY2(w.ok(), w.status().message().c_str());
         QCOMPARE(w.value().name, std::string("mine"));
@@ -73,17 +86,24 @@ private slots:
     void badProfiles_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("error");
-        QTest::newRow("not json") << "{layers" << "not valid JSON";
-        QTest::newRow("array") << "[]" << "JSON object";
-        QTest::newRow("no layers") << R"({"name": "x"})" << "layers";
-        QTest::newRow("no params") << R"({"layers": [{"forward_us": 1}]})" << "no layer has params";
-        QTest::newRow("zero dim") << R"({"layers": [{"params": [{"shape": [3, 0]}]}]})" << "shape dimensions";
-        QTest::newRow("string dim") << R"({"layers": [{"params": [{"shape": ["3"]}]}]})" << "shape dimensions";
+        QTest::newRow("not json") << "{layers"
+                                  << "not valid JSON";
+        QTest::newRow("array") << "[]"
+                               << "JSON object";
+        QTest::newRow("no layers") << R"({"name": "x"})"
+                                   << "layers";
+        QTest::newRow("no params") << R"({"layers": [{"forward_us": 1}]})"
+                                   << "no layer has params";
+        QTest::newRow("zero dim") << R"({"layers": [{"params": [{"shape": [3, 0]}]}]})"
+                                  << "shape dimensions";
+        QTest::newRow("string dim") << R"({"layers": [{"params": [{"shape": ["3"]}]}]})"
+                                    << "shape dimensions";
         QTest::newRow("bad tflops") << R"({"device_tflops": 0, "layers": [{"params": [{"shape": [3]}]}]})"
                                     << "device_tflops";
         QTest::newRow("string batch") << R"({"batch_size": "8", "layers": [{"params": [{"shape": [3]}]}]})"
                                       << "batch_size";
-        QTest::newRow("fractional ranks") << R"({"ranks": 1.5, "layers": [{"params": [{"shape": [3]}]}]})" << "ranks";
+        QTest::newRow("fractional ranks") << R"({"ranks": 1.5, "layers": [{"params": [{"shape": [3]}]}]})"
+                                          << "ranks";
         QTest::newRow("negative time") << R"({"layers": [{"forward_us": -1, "params": [{"shape": [3]}]}]})"
                                        << "negative";
     }

@@ -231,8 +231,11 @@ Status Runtime::runDynamicIteration(int gen) {
     for (bool first = true;; first = false) {
         std::unique_lock lock(mutex_);
         if (!enterAtOnce) {
-            // Nothing to send until this rank has news (a gradient) or the policy's held-back work is due; a rank
-            // with nothing left to wait for joins the round at once, since the news must come from a peer.
+            // Nothing to send until this rank has news (a gradient) or the policy's held-back work is due. A rank
+            // with nothing left to wait for joins the next round at once, since the news must come from a peer;
+            // but while the policy holds work back until a known time, everyone waits for that time (news before
+            // it would change nothing), which keeps the ranks from spinning through empty rounds.
+            const bool holding = wake != Clock::time_point::max();
             auto hasNews = [&] {
                 if (stop_ || !error_.ok()) return true;
                 bool all = true;
@@ -241,7 +244,7 @@ Status Runtime::runDynamicIteration(int gen) {
                     if (ready && !announced[t]) return true;
                     all = all && ready;
                 }
-                return all;
+                return all && !holding;
             };
             const auto deadline = std::min(wake, Clock::now() + options_.timeout);
             const bool news = changed_.wait_until(lock, deadline, hasNews);
@@ -326,15 +329,21 @@ Status Runtime::execute(const CommUnit& unit, int gen) {
     }
     const Nanos end = clockNs();
     int iteration = 0;
+    bool tensorDone = false;
     {
         std::lock_guard lock(mutex_);
         iteration = iterationIds_.empty() ? gen : iterationIds_.front();
         for (const Piece& p : unit.pieces) {
             reducedElements_[p.tensor] += p.count;
-            if (reducedElements_[p.tensor] >= tensors_[p.tensor].elements) reducedGen_[p.tensor] = gen;
+            if (reducedElements_[p.tensor] >= tensors_[p.tensor].elements) {
+                reducedGen_[p.tensor] = gen;
+                tensorDone = true;
+            }
         }
     }
-    reduced_.notify_all();
+    // Wake waiters only when a whole tensor is done: waking them per segment costs a context switch each,
+    // which on a busy 2-core machine is as long as the segment itself.
+    if (tensorDone) reduced_.notify_all();
     if (sink_) sink_->onComm(CommEvent{iteration, unit, start, end});
     return Status::success();
 }

@@ -135,6 +135,24 @@ private slots:
         QCOMPARE(event >= 0 ? model.eventName(event) : QString(), name);
     }
 
+    void longestSpanOverAnyRange()
+    {
+        TimelineModel model;
+        model.setTrace(test::makeTwoRankTrace(3));
+        for (int laneIndex = 0; laneIndex < model.laneCount(); ++laneIndex) {
+            const auto& lane = model.lane(laneIndex);
+            const int n = static_cast<int>(lane.events.size());
+            for (int a = 0; a < n; ++a) {
+                std::int64_t expected = 0;
+                for (int b = a + 1; b <= n; ++b) {
+                    const auto& e = model.trace()->events[static_cast<std::size_t>(lane.events[b - 1])];
+                    expected = std::max(expected, e.end - e.start);
+                    QCOMPARE(lane.longestIn(a, b), expected);
+                }
+            }
+        }
+    }
+
     void detailsNameTheSegment()
     {
         TimelineModel model;

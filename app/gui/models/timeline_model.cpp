@@ -148,6 +148,20 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             // The store delivers events sorted by (track, start), but imported traces need not be.
             std::stable_sort(lane.events.begin(), lane.events.end(),
                              [&run](int a, int b) { return run.events[a].start < run.events[b].start; });
+            lane.starts.resize(lane.events.size());
+            for (std::size_t k = 0; k < lane.events.size(); ++k)
+                lane.starts[k] = run.events[lane.events[k]].start;
+            lane.durations.resize(lane.events.size());
+            for (std::size_t k = 0; k < lane.events.size(); ++k)
+                lane.durations[k] = run.events[lane.events[k]].end - run.events[lane.events[k]].start;
+            lane.longest.clear();
+            for (const std::vector<std::int64_t>* below = &lane.durations; below->size() >= 2;) {
+                std::vector<std::int64_t> level(below->size() / 2);
+                for (std::size_t b = 0; b < level.size(); ++b)
+                    level[b] = std::max((*below)[2 * b], (*below)[2 * b + 1]);
+                lane.longest.push_back(std::move(level));
+                below = &lane.longest.back();
+            }
             lane.maxEnd.resize(lane.events.size());
             std::int64_t runningMax = std::numeric_limits<std::int64_t>::min();
             for (std::size_t k = 0; k < lane.events.size(); ++k) {
@@ -166,6 +180,30 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
         }
     }
     endResetModel();
+}
+
+std::int64_t TimelineModel::Lane::longestIn(int first, int last) const
+{
+    // Climb the mipmap as in an iterative segment tree: take the odd ends at each level, move the aligned
+    // middle up. Level L+1 has floor(size/2) entries, and an odd end is always taken before halving, so the
+    // range stays inside every level; the top level has one entry, where the range closes.
+    std::int64_t best = 0;
+    auto a = static_cast<std::size_t>(first);
+    auto b = static_cast<std::size_t>(last);
+    const std::vector<std::int64_t>* level = &durations;
+    std::size_t depth = 0;
+    while (a < b) {
+        if (a & 1)
+            best = std::max(best, (*level)[a++]);
+        if (b & 1)
+            best = std::max(best, (*level)[--b]);
+        a /= 2;
+        b /= 2;
+        if (a >= b || depth >= longest.size())
+            break;
+        level = &longest[depth++];
+    }
+    return best;
 }
 
 QStringList TimelineModel::laneNames() const
@@ -218,11 +256,25 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
         if (foldOpen && x0 - fold.x1 < minWidthPx) {
             fold.x1 = std::max(fold.x1, x1);
             ++fold.count;
-            continue;
+        } else {
+            flushFold();
+            fold = DrawItem{x0, x1, laneIndex, k, 1, colour};
+            foldOpen = true;
         }
-        flushFold();
-        fold = DrawItem{x0, x1, laneIndex, k, 1, colour};
-        foldOpen = true;
+        // Jump over every event starting within the fold's reach when none of them is minWidthPx wide: each
+        // would have joined the fold one by one (its start is within reach of the growing fold), so the
+        // result is the same as the linear walk, in O(log n) per fold instead of O(events).
+        const double reachX = std::min(fold.x1 + minWidthPx, axis.left + axis.width);
+        const std::int64_t reach = std::min(axis.toTime(reachX), axis.end);
+        const auto next = std::lower_bound(lane.starts.begin() + k + 1, lane.starts.end(), reach);
+        const int j = static_cast<int>(next - lane.starts.begin());
+        if (j > k + 1 && static_cast<double>(lane.longestIn(k + 1, j)) * axis.pixelsPerNs() < minWidthPx) {
+            const std::int64_t end = std::min(lane.maxEnd[static_cast<std::size_t>(j - 1)],
+                                              reach + static_cast<std::int64_t>(minWidthPx * axis.nsPerPixel()));
+            fold.x1 = std::max(fold.x1, std::clamp(axis.toX(end), clipLeft, clipRight));
+            fold.count += j - (k + 1);
+            k = j - 1;
+        }
     }
     flushFold();
 }

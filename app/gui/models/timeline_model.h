@@ -53,7 +53,13 @@ public:
         profiler::TrackKind kind = profiler::TrackKind::Compute;
         QString name;
         std::vector<int> events;           // indices into trace().events, sorted by start
+        std::vector<std::int64_t> starts;  // their starts, for lower_bound without touching the events
         std::vector<std::int64_t> maxEnd;  // maxEnd[i] = max end of events[0..i]; non-decreasing
+        // longest[L][b] = the longest duration among events [b·2^(L+1), (b+1)·2^(L+1)): a mipmap of peaks,
+        // so the fold can ask "is anything in this range wide?" in O(log n).
+        std::vector<std::vector<std::int64_t>> longest;
+        std::vector<std::int64_t> durations;
+        std::int64_t longestIn(int first, int last) const;  // over events [first, last)
     };
 
     explicit TimelineModel(QObject* parent = nullptr);
@@ -75,7 +81,9 @@ public:
     int maxPriority() const { return m_maxPriority; }
 
     // Phase one of painting: appends the lane's visible events to out (which the caller clears and reuses),
-    // folding consecutive spans narrower than minWidthPx that lie within minWidthPx of each other.
+    // folding consecutive spans narrower than minWidthPx that lie within minWidthPx of each other. Inside a
+    // fold it jumps with lower_bound over the events that start within the next minWidthPx, so a zoomed-out
+    // lane costs O(pixels × log n), not O(n).
     void appendDrawItems(int lane, const TimeAxis& axis, double minWidthPx, std::vector<DrawItem>& out) const;
 
     // The event (index into trace().events) of the lane covering time t, or within slackNs of it; -1 if none.

@@ -5,6 +5,7 @@
 #include "app/common/trace_conversion.h"
 #include "engine/replay/observed_run.h"
 #include "engine/replay/zoo.h"
+#include "pacer/config.h"
 #include "profiler/project.h"
 
 #include <nlohmann/json.hpp>
@@ -55,7 +56,7 @@ ReplaySource loadReplaySource(const Args& args) {
     }
     if (args.has("run")) throw usageError("--run goes with --project");
     const double tflops = args.number("device-tflops", 0.001, 1e6).value_or(0);
-    auto workload = engine::loadProfile(*model, tflops);
+    auto workload = engine::loadProfile(*model, tflops, zooDirs());
     if (!workload.ok()) throw usageError(workload.status().message());
     ReplaySource s;
     s.workload = std::move(workload).value();
@@ -93,6 +94,12 @@ engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base) {
         if (!args.value("policy")) base.name = "manual";
     }
     return base;
+}
+
+std::vector<std::string> zooDirs() {
+    std::vector<std::string> dirs = engine::defaultZooDirs();
+    dirs.push_back(PACER_SOURCE_DIR "/samples/zoo");
+    return dirs;
 }
 
 nlohmann::json figuresJson(const engine::SimFigures& f) {

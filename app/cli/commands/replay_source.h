@@ -29,5 +29,8 @@ engine::WhatIf whatIfFrom(const Args& args);        // --ranks --link-gbps --lin
 // --policy and the knobs that go with it, on top of `base`
 engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base);
 nlohmann::json figuresJson(const engine::SimFigures& f);
+// Where model-zoo profiles are looked for: $PACER_ZOO_PATH and ./samples/zoo (the engine's defaults), then the
+// samples of the source tree this program was built from.
+std::vector<std::string> zooDirs();
 
 }  // namespace pacer::cli

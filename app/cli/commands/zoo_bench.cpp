@@ -1,5 +1,6 @@
 // pacer-cli zoo / bench: the model-zoo profiles, and the all-reduce benchmark (nccl-tests style).
 #include "app/cli/commands/commands.h"
+#include "app/cli/commands/replay_source.h"
 #include "engine/bench/allreduce_bench.h"
 #include "engine/replay/zoo.h"
 
@@ -10,8 +11,8 @@ namespace pacer::cli {
 int runZoo(const Args& args) {
     if (args.positionals() != std::vector<std::string>{"list"}) throw usageError("usage: pacer-cli zoo list [--json]");
     nlohmann::json list = nlohmann::json::array();
-    for (const std::string& name : engine::zooNames()) {
-        auto w = engine::loadProfile(name);
+    for (const std::string& name : engine::zooNames(zooDirs())) {
+        auto w = engine::loadProfile(name, 0, zooDirs());
         if (!w.ok()) throw usageError(w.status().message());
         std::size_t params = 0;
         for (const engine::TensorInfo& t : w.value().tensors) params += t.elements;

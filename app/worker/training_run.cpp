@@ -291,6 +291,7 @@ private:
         // The last iteration ends when its updates are applied.
         for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, iterations);
         iterationStart_[iterations] = nowNs();
+        check(runtime_->waitAll());  // the comm thread's closing round, so that no peer sees an abort
         bridge_->iteration(iterations - 1, iterationStart_[iterations - 1], iterationStart_[iterations]);
     }
 
@@ -298,6 +299,9 @@ private:
     // link cost, and every rank follows the unit order it broadcasts. Same order on every rank by construction.
     void switchToPlan(int it) {
         for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, it);
+        // Every tensor is reduced, but the comm thread may still be in its closing agreement round: let it end,
+        // or destroying the runtime would abort the transport under the peers' feet.
+        check(runtime_->waitAll());
         runtime_.reset();
         std::vector<engine::CommUnit> plan;
         if (o_.rank == 0) {

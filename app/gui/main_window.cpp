@@ -94,7 +94,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_launcher = new app::RunLauncher(this);
     connect(m_launcher, &app::RunLauncher::progress, this, &MainWindow::onRunProgress);
     connect(m_launcher, &app::RunLauncher::finished, this, [this](qint64 runId, const QJsonObject&) { onRunFinished(runId); });
-    connect(m_launcher, &app::RunLauncher::failed, this, &MainWindow::onRunFailed);
+    // Lambdas take only the arguments the window uses, so extra signal arguments (an exit code) do not matter.
+    connect(m_launcher, &app::RunLauncher::failed, this, [this](const QString& message) { onRunFailed(message); });
 #endif
     setRunning(false);
     updateTitle();
@@ -225,6 +226,9 @@ void MainWindow::startRun()
     app::RunLauncher::Request request;
     request.experimentPath = m_experimentPath;
     request.projectPath = m_projectPath;
+    request.policy = m_runSettings.policy;
+    request.segmentBytes = m_runSettings.segmentBytes;
+    request.iterations = m_runSettings.iterations;
     m_progress->setRange(0, 0);
     m_progress->setFormat(tr("starting…"));
     m_statusLabel->setText(tr("Running %1…").arg(QFileInfo(m_experimentPath).completeBaseName()));

@@ -44,10 +44,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     m_timeline = new TimelineView(central);
-    m_timeline->setEmptyText(tr("No run to show yet.\nPress Run (Ctrl+R) to capture the sample experiment."));
+    m_timeline->setEmptyText(PACER_GUI_HAVE_LAUNCHER
+                                 ? tr("No run to show yet.\nPress Run (Ctrl+R) to capture the experiment.")
+                                 : tr("No run to show yet.\nOpen a project (Ctrl+O)."));
     m_legend = new LegendWidget(central);
     layout->addWidget(m_timeline, 1);
     layout->addWidget(m_legend);
+    m_legend->hide();  // until there is a run to explain
     setCentralWidget(central);
 
     m_projectModel = new ProjectTreeModel(this);
@@ -174,11 +177,10 @@ void MainWindow::showRun(std::shared_ptr<const profiler::RunTrace> trace, const 
 {
     m_projectModel->setOverview(overview);
     m_projectTree->expandAll();
-    if (trace) {
-        m_legend->setContents(LegendWidget::kindsIn(*trace), 0, 0);
+    if (trace)
         m_shownRun = trace->run_id;
-    }
     m_timeline->setTrace(std::move(trace));
+    m_legend->setVisible(m_timeline->model()->trace() != nullptr);
     if (m_timeline->model()->trace())
         m_legend->setContents(LegendWidget::kindsIn(*m_timeline->model()->trace()), m_timeline->model()->minPriority(),
                               m_timeline->model()->maxPriority());

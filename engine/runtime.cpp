@@ -231,8 +231,11 @@ Status Runtime::runDynamicIteration(int gen) {
     for (bool first = true;; first = false) {
         std::unique_lock lock(mutex_);
         if (!enterAtOnce) {
-            // Nothing to send until this rank has news (a gradient) or the policy's held-back work is due; a rank
-            // with nothing left to wait for joins the round at once, since the news must come from a peer.
+            // Nothing to send until this rank has news (a gradient) or the policy's held-back work is due. A rank
+            // with nothing left to wait for joins the next round at once, since the news must come from a peer;
+            // but while the policy holds work back until a known time, everyone waits for that time (news before
+            // it would change nothing), which keeps the ranks from spinning through empty rounds.
+            const bool holding = wake != Clock::time_point::max();
             auto hasNews = [&] {
                 if (stop_ || !error_.ok()) return true;
                 bool all = true;
@@ -241,7 +244,7 @@ Status Runtime::runDynamicIteration(int gen) {
                     if (ready && !announced[t]) return true;
                     all = all && ready;
                 }
-                return all;
+                return all && !holding;
             };
             const auto deadline = std::min(wake, Clock::now() + options_.timeout);
             const bool news = changed_.wait_until(lock, deadline, hasNews);

@@ -63,7 +63,7 @@ bool Stmt::step(Status* status) {
 Status Stmt::run() {
     const int rc = sqlite3_step(stmt_);
     Status s = (rc == SQLITE_DONE || rc == SQLITE_ROW) ? okStatus() : db_->error("write");
-    reset();
+    sqlite3_reset(stmt_);  // bindings stay: every caller binds every parameter before the next run
     return s;
 }
 

@@ -58,7 +58,7 @@ public:
 
     // One row: true while rows come, false when done; errors go to *status.
     bool step(Status* status);
-    // Runs a statement that returns no rows, then resets it for the next binding.
+    // Runs a statement that returns no rows, then resets it for the next binding (bindings are kept).
     Status run();
     void reset() { sqlite3_reset(stmt_); sqlite3_clear_bindings(stmt_); }
 

@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/legend_widget.h"
+#include "app/gui/models/event_style.h"
 #include "app/gui/models/project_loader.h"
 #include "app/gui/models/zoom_state.h"
 #include "app/gui/timeline_view.h"
@@ -70,6 +71,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         const auto kind = static_cast<ProjectTreeModel::NodeKind>(index.data(ProjectTreeModel::NodeKindRole).toInt());
         if (kind == ProjectTreeModel::NodeKind::Run && !m_projectPath.isEmpty())
             openProject(m_projectPath, index.data(ProjectTreeModel::RunIdRole).toLongLong());
+    });
+
+    // The selected event's one-line summary stays in the status bar while the tooltip comes and goes.
+    connect(m_timeline, &TimelineView::selectedEventChanged, this, [this](int event) {
+        const profiler::RunTrace* trace = m_timeline->model()->trace();
+        if (event < 0 || !trace)
+            return;
+        const auto& e = trace->events[static_cast<std::size_t>(event)];
+        m_statusLabel->setText(tr("%1 — %2, starts at %3, lasts %4")
+                                   .arg(m_timeline->model()->eventName(event), eventKindLabel(e.kind),
+                                        formatDuration(e.start - m_timeline->model()->startTime()),
+                                        formatDuration(e.end - e.start)));
     });
 
     m_loader = new ProjectLoader(this);

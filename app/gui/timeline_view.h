@@ -117,6 +117,8 @@ private:
     bool m_pressed = false;
     bool m_dragging = false;
     int m_hoveredEvent = -1;
+    int m_cursorX = -1;                  // the mouse's x over the lanes, for the cursor line; -1 when away
+    QString m_cursorLabel;               // the time under it, set on mouse move
     int m_selectedEvent = -1;
 };
 

@@ -177,6 +177,7 @@ private slots:
         if (qEnvironmentVariableIsSet("PACER_GUI_SNAPSHOT")) {  // for looking at it: scripts/screenshot is the real one
             view()->selectEvent(view()->model()->eventAt(3, 5'200'000, 0));
             view()->zoom()->setVisibleRange(3'000'000, 10'500'000);
+            QTest::mouseMove(view()->viewport(), pointOf("rank 1 comm", "allreduce fc2.weight[1]"));
             m_window->grab().save(qEnvironmentVariable("PACER_GUI_SNAPSHOT"));
             view()->zoom()->resetZoom();
             view()->selectEvent(-1);

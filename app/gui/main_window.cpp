@@ -44,10 +44,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     m_timeline = new TimelineView(central);
-    m_timeline->setEmptyText(tr("No run to show yet.\nPress Run (Ctrl+R) to capture the sample experiment."));
+    m_timeline->setEmptyText(PACER_GUI_HAVE_LAUNCHER
+                                 ? tr("No run to show yet.\nPress Run (Ctrl+R) to capture the experiment.")
+                                 : tr("No run to show yet.\nOpen a project (Ctrl+O)."));
     m_legend = new LegendWidget(central);
     layout->addWidget(m_timeline, 1);
     layout->addWidget(m_legend);
+    m_legend->hide();  // until there is a run to explain
     setCentralWidget(central);
 
     m_projectModel = new ProjectTreeModel(this);
@@ -94,7 +97,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_launcher = new app::RunLauncher(this);
     connect(m_launcher, &app::RunLauncher::progress, this, &MainWindow::onRunProgress);
     connect(m_launcher, &app::RunLauncher::finished, this, [this](qint64 runId, const QJsonObject&) { onRunFinished(runId); });
-    connect(m_launcher, &app::RunLauncher::failed, this, &MainWindow::onRunFailed);
+    // Lambdas take only the arguments the window uses, so extra signal arguments (an exit code) do not matter.
+    connect(m_launcher, &app::RunLauncher::failed, this, [this](const QString& message) { onRunFailed(message); });
 #endif
     setRunning(false);
     updateTitle();
@@ -173,11 +177,10 @@ void MainWindow::showRun(std::shared_ptr<const profiler::RunTrace> trace, const 
 {
     m_projectModel->setOverview(overview);
     m_projectTree->expandAll();
-    if (trace) {
-        m_legend->setContents(LegendWidget::kindsIn(*trace), 0, 0);
+    if (trace)
         m_shownRun = trace->run_id;
-    }
     m_timeline->setTrace(std::move(trace));
+    m_legend->setVisible(m_timeline->model()->trace() != nullptr);
     if (m_timeline->model()->trace())
         m_legend->setContents(LegendWidget::kindsIn(*m_timeline->model()->trace()), m_timeline->model()->minPriority(),
                               m_timeline->model()->maxPriority());
@@ -225,6 +228,9 @@ void MainWindow::startRun()
     app::RunLauncher::Request request;
     request.experimentPath = m_experimentPath;
     request.projectPath = m_projectPath;
+    request.policy = m_runSettings.policy;
+    request.segmentBytes = m_runSettings.segmentBytes;
+    request.iterations = m_runSettings.iterations;
     m_progress->setRange(0, 0);
     m_progress->setFormat(tr("starting…"));
     m_statusLabel->setText(tr("Running %1…").arg(QFileInfo(m_experimentPath).completeBaseName()));

@@ -12,6 +12,7 @@
 
 #include <QAbstractItemView>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -49,6 +50,13 @@ private:
     }
 
 private slots:
+    void initTestCase()
+    {
+#ifdef PACER_WORKER_PATH
+        qputenv("PACER_WORKER", PACER_WORKER_PATH);  // the launcher finds the worker of this build
+#endif
+    }
+
     void init()
     {
         m_window = std::make_unique<MainWindow>();
@@ -249,6 +257,38 @@ private slots:
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(loaded.first().at(0).toString(), b);
         QCOMPARE(view()->model()->iterations().size(), std::size_t(1));
+#endif
+    }
+
+    void runActionCapturesAndShowsTheNewRun()
+    {
+#if !PACER_GUI_HAVE_LAUNCHER || !PACER_GUI_HAVE_STORE || !defined(PACER_WORKER_PATH)
+        QSKIP("built without the run launcher, the store or pacer-worker");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString project = dir.filePath(QStringLiteral("mlp-2rank.pacer"));
+        QSignalSpy failedOpen(m_window.get(), &MainWindow::projectFailed);
+        QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
+        QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
+        QSignalSpy failed(m_window.get(), &MainWindow::runFailed);
+        m_window->setExperiment(QStringLiteral(PACER_SAMPLES_DIR "/experiments/mlp-2rank.json"), project);
+        m_window->setRunSettings({QStringLiteral("pace"), 64 * 1024, 4});
+        QVERIFY(m_window->runAction()->isEnabled());
+        m_window->runAction()->trigger();
+        auto* progress = m_window->findChild<QProgressBar*>();
+        QVERIFY(progress);
+        QVERIFY(progress->isVisible());
+        QVERIFY(!m_window->runAction()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() > 0, 120'000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20'000);
+        QCOMPARE(loaded.first().at(1).toLongLong(), finished.first().first().toLongLong());
+        QCOMPARE(view()->model()->laneNames().mid(0, 2), (QStringList{"rank 0 compute", "rank 0 comm"}));
+        QVERIFY(view()->model()->laneNames().contains("rank 1 comm"));
+        QVERIFY(!progress->isVisible());
+        QVERIFY(m_window->runAction()->isEnabled());
+        QCOMPARE(failedOpen.count(), 0);
 #endif
     }
 

@@ -188,11 +188,15 @@ void MainWindow::openProject(const QString& path, qint64 runId)
 
 void MainWindow::showRun(std::shared_ptr<const profiler::RunTrace> trace, const ProjectOverview& overview)
 {
+    showRun(buildTimelineIndex(std::move(trace)), overview);
+}
+
+void MainWindow::showRun(std::shared_ptr<const TimelineIndex> index, const ProjectOverview& overview)
+{
     m_projectModel->setOverview(overview);
     m_projectTree->expandAll();
-    if (trace)
-        m_shownRun = trace->run_id;
-    m_timeline->setTrace(std::move(trace));
+    m_shownRun = index && index->trace ? index->trace->run_id : 0;
+    m_timeline->setIndex(std::move(index));
     m_legend->setVisible(m_timeline->model()->trace() != nullptr);
     if (m_timeline->model()->trace())
         m_legend->setContents(LegendWidget::kindsIn(*m_timeline->model()->trace()), m_timeline->model()->minPriority(),
@@ -206,7 +210,7 @@ void MainWindow::showRun(std::shared_ptr<const profiler::RunTrace> trace, const 
 void MainWindow::onLoaded(const ProjectSnapshot& snapshot)
 {
     m_projectPath = snapshot.path;
-    showRun(snapshot.trace, snapshot.overview);
+    showRun(snapshot.index, snapshot.overview);
     if (snapshot.trace) {
         const auto& t = *snapshot.trace;
         m_statusLabel->setText(tr("Run %1: %2, %3 ranks, %4 events")

@@ -30,6 +30,7 @@ class LegendWidget;
 class ProjectLoader;
 class TimelineView;
 struct ProjectSnapshot;
+struct TimelineIndex;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -52,6 +53,7 @@ public:
     void openProject(const QString& path, qint64 runId = 0);
     // Shows a run directly (a replayed schedule, or a trace built in memory).
     void showRun(std::shared_ptr<const profiler::RunTrace> trace, const ProjectOverview& overview);
+    void showRun(std::shared_ptr<const TimelineIndex> index, const ProjectOverview& overview);
 
     QString projectPath() const { return m_projectPath; }
     TimelineView* timeline() const { return m_timeline; }

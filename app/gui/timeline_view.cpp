@@ -59,9 +59,14 @@ QSize TimelineView::sizeHint() const
 
 void TimelineView::setTrace(std::shared_ptr<const profiler::RunTrace> trace)
 {
+    setIndex(buildTimelineIndex(std::move(trace)));
+}
+
+void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
+{
     m_hoveredEvent = -1;
     m_selectedEvent = -1;
-    m_model->setTrace(std::move(trace));
+    m_model->setIndex(std::move(index));
     m_iterationLabels.clear();
     for (const IterationMark& mark : m_model->iterations())
         m_iterationLabels.push_back({mark.start, mark.end, QStringLiteral("iteration %1").arg(mark.iteration)});

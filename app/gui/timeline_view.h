@@ -34,6 +34,7 @@ public:
     ~TimelineView() override;
 
     void setTrace(std::shared_ptr<const profiler::RunTrace> trace);
+    void setIndex(std::shared_ptr<const TimelineIndex> index);  // built elsewhere, e.g. by the project loader
     // Shown in place of lanes while there is no run to draw.
     void setEmptyText(const QString& text);
 

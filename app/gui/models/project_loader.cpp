@@ -50,6 +50,7 @@ ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId)
     }
     snapshot.runId = trace->run_id;
     snapshot.trace = std::make_shared<const profiler::RunTrace>(std::move(trace).value());
+    snapshot.index = buildTimelineIndex(snapshot.trace);
 #else
     (void)runId;
     snapshot.error = QStringLiteral("this build of pacer was made without the project store (profiler/project.h)");

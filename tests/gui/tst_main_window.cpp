@@ -125,6 +125,20 @@ private slots:
         QCOMPARE(view()->selectedEvent(), -1);  // a drag is not a click
     }
 
+    void keysZoomPanAndReset()
+    {
+        view()->setFocus();
+        const TimeAxis full = view()->axis();
+        QTest::keyClick(view(), Qt::Key_Plus);
+        QVERIFY(view()->axis().length() < full.length());
+        const TimeAxis zoomed = view()->axis();
+        QTest::keyClick(view(), Qt::Key_Right);
+        QVERIFY(view()->axis().start > zoomed.start);
+        QTest::keyClick(view(), Qt::Key_Home);
+        QCOMPARE(view()->axis().start, full.start);
+        QCOMPARE(view()->axis().end, full.end);
+    }
+
     void hoverShowsEventDetails()
     {
         QSignalSpy spy(view(), &TimelineView::hoveredEventChanged);

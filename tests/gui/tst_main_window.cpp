@@ -229,9 +229,18 @@ private slots:
         auto second = pacer::profiler::writeRun(path.toStdString(), *test::makeTwoRankTrace(2), info, "simulated");
         QVERIFY2(second.ok(), second.message().c_str());
 
+        pacer::profiler::SavedSchedule schedule;
+        schedule.run_id = second.value();
+        schedule.name = "pace 256 KiB";
+        schedule.policy = "pace";
+        schedule.segment_bytes = 256 * 1024;
+        QVERIFY(pacer::profiler::saveSchedule(path.toStdString(), schedule).ok());
+
         QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
         m_window->openProject(path);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10'000);
+        QCOMPARE(m_window->projectModel()->overview().schedules.size(), std::size_t(1));
+        QCOMPARE(m_window->projectModel()->overview().schedules.front().name, QStringLiteral("pace 256 KiB"));
         // The latest run is shown, with the lanes the issue asks for.
         QCOMPARE(loaded.first().at(1).toLongLong(), qint64(second.value()));
         QCOMPARE(view()->model()->laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));

@@ -34,6 +34,7 @@ public:
     ~TimelineView() override;
 
     void setTrace(std::shared_ptr<const profiler::RunTrace> trace);
+    void setIndex(std::shared_ptr<const TimelineIndex> index);  // built elsewhere, e.g. by the project loader
     // Shown in place of lanes while there is no run to draw.
     void setEmptyText(const QString& text);
 
@@ -117,6 +118,8 @@ private:
     bool m_pressed = false;
     bool m_dragging = false;
     int m_hoveredEvent = -1;
+    int m_cursorX = -1;                  // the mouse's x over the lanes, for the cursor line; -1 when away
+    QString m_cursorLabel;               // the time under it, set on mouse move
     int m_selectedEvent = -1;
 };
 

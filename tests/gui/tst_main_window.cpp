@@ -12,6 +12,7 @@
 
 #include <QAbstractItemView>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -49,6 +50,13 @@ private:
     }
 
 private slots:
+    void initTestCase()
+    {
+#ifdef PACER_WORKER_PATH
+        qputenv("PACER_WORKER", PACER_WORKER_PATH);  // the launcher finds the worker of this build
+#endif
+    }
+
     void init()
     {
         m_window = std::make_unique<MainWindow>();
@@ -117,6 +125,20 @@ private slots:
         QCOMPARE(view()->selectedEvent(), -1);  // a drag is not a click
     }
 
+    void keysZoomPanAndReset()
+    {
+        view()->setFocus();
+        const TimeAxis full = view()->axis();
+        QTest::keyClick(view(), Qt::Key_Plus);
+        QVERIFY(view()->axis().length() < full.length());
+        const TimeAxis zoomed = view()->axis();
+        QTest::keyClick(view(), Qt::Key_Right);
+        QVERIFY(view()->axis().start > zoomed.start);
+        QTest::keyClick(view(), Qt::Key_Home);
+        QCOMPARE(view()->axis().start, full.start);
+        QCOMPARE(view()->axis().end, full.end);
+    }
+
     void hoverShowsEventDetails()
     {
         QSignalSpy spy(view(), &TimelineView::hoveredEventChanged);
@@ -169,6 +191,7 @@ private slots:
         if (qEnvironmentVariableIsSet("PACER_GUI_SNAPSHOT")) {  // for looking at it: scripts/screenshot is the real one
             view()->selectEvent(view()->model()->eventAt(3, 5'200'000, 0));
             view()->zoom()->setVisibleRange(3'000'000, 10'500'000);
+            QTest::mouseMove(view()->viewport(), pointOf("rank 1 comm", "allreduce fc2.weight[1]"));
             m_window->grab().save(qEnvironmentVariable("PACER_GUI_SNAPSHOT"));
             view()->zoom()->resetZoom();
             view()->selectEvent(-1);
@@ -206,9 +229,18 @@ private slots:
         auto second = pacer::profiler::writeRun(path.toStdString(), *test::makeTwoRankTrace(2), info, "simulated");
         QVERIFY2(second.ok(), second.message().c_str());
 
+        pacer::profiler::SavedSchedule schedule;
+        schedule.run_id = second.value();
+        schedule.name = "pace 256 KiB";
+        schedule.policy = "pace";
+        schedule.segment_bytes = 256 * 1024;
+        QVERIFY(pacer::profiler::saveSchedule(path.toStdString(), schedule).ok());
+
         QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
         m_window->openProject(path);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10'000);
+        QCOMPARE(m_window->projectModel()->overview().schedules.size(), std::size_t(1));
+        QCOMPARE(m_window->projectModel()->overview().schedules.front().name, QStringLiteral("pace 256 KiB"));
         // The latest run is shown, with the lanes the issue asks for.
         QCOMPARE(loaded.first().at(1).toLongLong(), qint64(second.value()));
         QCOMPARE(view()->model()->laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
@@ -249,6 +281,38 @@ private slots:
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(loaded.first().at(0).toString(), b);
         QCOMPARE(view()->model()->iterations().size(), std::size_t(1));
+#endif
+    }
+
+    void runActionCapturesAndShowsTheNewRun()
+    {
+#if !PACER_GUI_HAVE_LAUNCHER || !PACER_GUI_HAVE_STORE || !defined(PACER_WORKER_PATH)
+        QSKIP("built without the run launcher, the store or pacer-worker");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString project = dir.filePath(QStringLiteral("mlp-2rank.pacer"));
+        QSignalSpy failedOpen(m_window.get(), &MainWindow::projectFailed);
+        QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
+        QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
+        QSignalSpy failed(m_window.get(), &MainWindow::runFailed);
+        m_window->setExperiment(QStringLiteral(PACER_SAMPLES_DIR "/experiments/mlp-2rank.json"), project);
+        m_window->setRunSettings({QStringLiteral("pace"), 64 * 1024, 4});
+        QVERIFY(m_window->runAction()->isEnabled());
+        m_window->runAction()->trigger();
+        auto* progress = m_window->findChild<QProgressBar*>();
+        QVERIFY(progress);
+        QVERIFY(progress->isVisible());
+        QVERIFY(!m_window->runAction()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() > 0, 120'000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20'000);
+        QCOMPARE(loaded.first().at(1).toLongLong(), finished.first().first().toLongLong());
+        QCOMPARE(view()->model()->laneNames().mid(0, 2), (QStringList{"rank 0 compute", "rank 0 comm"}));
+        QVERIFY(view()->model()->laneNames().contains("rank 1 comm"));
+        QVERIFY(!progress->isVisible());
+        QVERIFY(m_window->runAction()->isEnabled());
+        QCOMPARE(failedOpen.count(), 0);
 #endif
     }
 

@@ -40,6 +40,22 @@ private slots:
         QCOMPARE(model.laneCount(), 0);
     }
 
+    void lanesOrderStreamsAfterComm()
+    {
+        using pacer::profiler::TrackKind;
+        auto run = std::make_shared<pacer::profiler::RunTrace>();
+        // Unnamed tracks get names from rank, kind and id; streams come after compute and comm of their rank.
+        run->tracks = {{9, 1, TrackKind::CudaStream, {}}, {4, 0, TrackKind::CudaStream, {}}, {1, 0, TrackKind::Comm, {}},
+                       {0, 0, TrackKind::Compute, {}},    {3, 0, TrackKind::CudaStream, {}}, {2, 1, TrackKind::Compute, {}},
+                       {5, 2, TrackKind::Other, {}}};
+        TimelineModel model;
+        model.setTrace(run);
+        QCOMPARE(model.laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 0 stream 3", "rank 0 stream 4",
+                                                 "rank 1 compute", "rank 1 stream 9", "rank 2 track 5"}));
+        QCOMPARE(model.startTime(), qint64(0));  // no events: an empty but valid range
+        QCOMPARE(model.endTime(), qint64(1));
+    }
+
     void cutsToVisibleRange()
     {
         TimelineModel model;

@@ -58,26 +58,18 @@ const QString& emptyString()
 
 }  // namespace
 
-TimelineModel::TimelineModel(QObject* parent) : QAbstractListModel(parent) {}
+TimelineModel::TimelineModel(QObject* parent) : QAbstractListModel(parent), m_index(buildTimelineIndex(nullptr)) {}
 
 TimelineModel::~TimelineModel() = default;
 
-void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
+std::shared_ptr<const TimelineIndex> buildTimelineIndex(std::shared_ptr<const RunTrace> trace)
 {
-    beginResetModel();
-    m_trace = std::move(trace);
-    m_lanes.clear();
-    m_iterations.clear();
-    m_names.clear();
-    m_shortNames.clear();
-    m_nameOfEvent.clear();
-    m_tensorIndex.clear();
-    m_start = 0;
-    m_end = 1;
-    m_minPriority = m_maxPriority = 0;
+    auto index = std::make_shared<TimelineIndex>();
+    TimelineIndex& x = *index;
+    x.trace = std::move(trace);
 
-    if (m_trace) {
-        const RunTrace& run = *m_trace;
+    if (x.trace) {
+        const RunTrace& run = *x.trace;
         std::vector<const profiler::Track*> tracks;
         for (const auto& t : run.tracks)
             tracks.push_back(&t);
@@ -90,17 +82,17 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
         });
         QHash<int, int> laneOfTrack;
         for (const profiler::Track* t : tracks) {
-            Lane lane;
+            TimelineIndex::Lane lane;
             lane.track = t->id;
             lane.rank = t->rank;
             lane.kind = t->kind;
             lane.name = t->name.empty() ? defaultTrackName(*t) : QString::fromStdString(t->name);
-            laneOfTrack.insert(t->id, static_cast<int>(m_lanes.size()));
-            m_lanes.push_back(std::move(lane));
+            laneOfTrack.insert(t->id, static_cast<int>(x.lanes.size()));
+            x.lanes.push_back(std::move(lane));
         }
 
         QHash<QString, int> nameIds;
-        m_nameOfEvent.resize(run.events.size(), 0);
+        x.nameOfEvent.resize(run.events.size(), 0);
         std::map<int, IterationMark> iterations;
         std::int64_t lo = std::numeric_limits<std::int64_t>::max();
         std::int64_t hi = std::numeric_limits<std::int64_t>::min();
@@ -110,11 +102,11 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             const QString name = QString::fromStdString(e.name);
             auto it = nameIds.find(name);
             if (it == nameIds.end()) {
-                it = nameIds.insert(name, static_cast<int>(m_names.size()));
-                m_names.push_back(name);
-                m_shortNames.push_back(shortName(name));
+                it = nameIds.insert(name, static_cast<int>(x.names.size()));
+                x.names.push_back(name);
+                x.shortNames.push_back(shortName(name));
             }
-            m_nameOfEvent[i] = it.value();
+            x.nameOfEvent[i] = it.value();
             lo = std::min(lo, e.start);
             hi = std::max(hi, e.end);
 
@@ -130,21 +122,21 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             const auto lane = laneOfTrack.constFind(e.track);
             if (lane == laneOfTrack.cend())
                 continue;  // an event on a track the run does not list: nothing to draw it in
-            m_lanes[static_cast<std::size_t>(lane.value())].events.push_back(static_cast<int>(i));
+            x.lanes[static_cast<std::size_t>(lane.value())].events.push_back(static_cast<int>(i));
             if (e.kind == EventKind::AllReduce && e.priority >= 0) {
-                m_minPriority = anyPriority ? std::min(m_minPriority, e.priority) : e.priority;
-                m_maxPriority = anyPriority ? std::max(m_maxPriority, e.priority) : e.priority;
+                x.minPriority = anyPriority ? std::min(x.minPriority, e.priority) : e.priority;
+                x.maxPriority = anyPriority ? std::max(x.maxPriority, e.priority) : e.priority;
                 anyPriority = true;
             }
         }
         if (lo <= hi) {
-            m_start = lo;
-            m_end = std::max(hi, lo + 1);
+            x.start = lo;
+            x.end = std::max(hi, lo + 1);
         }
         for (const auto& [index, mark] : iterations)
-            m_iterations.push_back(mark);
+            x.iterations.push_back(mark);
 
-        for (Lane& lane : m_lanes) {
+        for (TimelineIndex::Lane& lane : x.lanes) {
             // The store delivers events sorted by (track, start), but imported traces need not be.
             std::stable_sort(lane.events.begin(), lane.events.end(),
                              [&run](int a, int b) { return run.events[a].start < run.events[b].start; });
@@ -174,15 +166,27 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             const int id = run.tensors[k].id;
             if (id < 0 || id > 1'000'000)
                 continue;
-            if (static_cast<std::size_t>(id) >= m_tensorIndex.size())
-                m_tensorIndex.resize(static_cast<std::size_t>(id) + 1, -1);
-            m_tensorIndex[static_cast<std::size_t>(id)] = static_cast<int>(k);
+            if (static_cast<std::size_t>(id) >= x.tensorIndex.size())
+                x.tensorIndex.resize(static_cast<std::size_t>(id) + 1, -1);
+            x.tensorIndex[static_cast<std::size_t>(id)] = static_cast<int>(k);
         }
     }
+    return index;
+}
+
+void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
+{
+    setIndex(buildTimelineIndex(std::move(trace)));
+}
+
+void TimelineModel::setIndex(std::shared_ptr<const TimelineIndex> index)
+{
+    beginResetModel();
+    m_index = index ? std::move(index) : buildTimelineIndex(nullptr);
     endResetModel();
 }
 
-std::int64_t TimelineModel::Lane::longestIn(int first, int last) const
+std::int64_t TimelineIndex::Lane::longestIn(int first, int last) const
 {
     // Climb the mipmap as in an iterative segment tree: take the odd ends at each level, move the aligned
     // middle up. Level L+1 has floor(size/2) entries, and an odd end is always taken before halving, so the
@@ -209,7 +213,7 @@ std::int64_t TimelineModel::Lane::longestIn(int first, int last) const
 QStringList TimelineModel::laneNames() const
 {
     QStringList names;
-    for (const Lane& lane : m_lanes)
+    for (const Lane& lane : m_index->lanes)
         names << lane.name;
     return names;
 }
@@ -217,10 +221,10 @@ QStringList TimelineModel::laneNames() const
 void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double minWidthPx,
                                     std::vector<DrawItem>& out) const
 {
-    if (!m_trace || laneIndex < 0 || laneIndex >= laneCount())
+    if (!m_index->trace || laneIndex < 0 || laneIndex >= laneCount())
         return;
-    const Lane& lane = m_lanes[static_cast<std::size_t>(laneIndex)];
-    const auto& events = m_trace->events;
+    const Lane& lane = m_index->lanes[static_cast<std::size_t>(laneIndex)];
+    const auto& events = m_index->trace->events;
     // First event that may reach into the view: ends are not sorted, their running maximum is.
     const auto firstIt = std::lower_bound(lane.maxEnd.begin(), lane.maxEnd.end(), axis.start);
     const int n = static_cast<int>(lane.events.size());
@@ -247,7 +251,7 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
             continue;  // hidden behind a longer earlier event's end; nothing of it is visible
         const double x0 = std::clamp(axis.toX(e.start), clipLeft, clipRight);
         const double x1 = std::clamp(axis.toX(e.end), clipLeft, clipRight);
-        const QRgb colour = eventColour(e, m_minPriority, m_maxPriority);
+        const QRgb colour = eventColour(e, m_index->minPriority, m_index->maxPriority);
         if (x1 - x0 >= minWidthPx) {
             flushFold();
             out.push_back(DrawItem{x0, x1, laneIndex, k, 1, colour});
@@ -281,10 +285,10 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
 
 int TimelineModel::eventAt(int laneIndex, std::int64_t t, std::int64_t slackNs) const
 {
-    if (!m_trace || laneIndex < 0 || laneIndex >= laneCount())
+    if (!m_index->trace || laneIndex < 0 || laneIndex >= laneCount())
         return -1;
-    const Lane& lane = m_lanes[static_cast<std::size_t>(laneIndex)];
-    const auto& events = m_trace->events;
+    const Lane& lane = m_index->lanes[static_cast<std::size_t>(laneIndex)];
+    const auto& events = m_index->trace->events;
     const auto firstIt = std::lower_bound(lane.maxEnd.begin(), lane.maxEnd.end(), t - slackNs);
     int best = -1;
     std::int64_t bestDistance = std::numeric_limits<std::int64_t>::max();
@@ -304,22 +308,22 @@ int TimelineModel::eventAt(int laneIndex, std::int64_t t, std::int64_t slackNs) 
 
 const QString& TimelineModel::eventName(int event) const
 {
-    if (event < 0 || static_cast<std::size_t>(event) >= m_nameOfEvent.size())
+    if (event < 0 || static_cast<std::size_t>(event) >= m_index->nameOfEvent.size())
         return emptyString();
-    return m_names[static_cast<std::size_t>(m_nameOfEvent[static_cast<std::size_t>(event)])];
+    return m_index->names[static_cast<std::size_t>(m_index->nameOfEvent[static_cast<std::size_t>(event)])];
 }
 
 QString TimelineModel::eventDetails(int event) const
 {
-    if (!m_trace || event < 0 || static_cast<std::size_t>(event) >= m_trace->events.size())
+    if (!m_index->trace || event < 0 || static_cast<std::size_t>(event) >= m_index->trace->events.size())
         return {};
-    const TraceEvent& e = m_trace->events[static_cast<std::size_t>(event)];
+    const TraceEvent& e = m_index->trace->events[static_cast<std::size_t>(event)];
     QString rows;
     auto row = [&rows](const QString& key, const QString& value) {
         rows += QStringLiteral("<tr><td style='color:#6b7280'>%1</td><td>%2</td></tr>").arg(key, value.toHtmlEscaped());
     };
     row(QStringLiteral("kind"), eventKindLabel(e.kind));
-    row(QStringLiteral("start"), formatDuration(e.start - m_start));
+    row(QStringLiteral("start"), formatDuration(e.start - m_index->start));
     row(QStringLiteral("duration"), formatDuration(e.end - e.start));
     if (e.iteration >= 0)
         row(QStringLiteral("iteration"), QString::number(e.iteration));
@@ -327,9 +331,9 @@ QString TimelineModel::eventDetails(int event) const
         row(QStringLiteral("layer"), QString::number(e.layer));
     if (e.tensor >= 0) {
         const auto t = static_cast<std::size_t>(e.tensor);
-        const int idx = t < m_tensorIndex.size() ? m_tensorIndex[t] : -1;
+        const int idx = t < m_index->tensorIndex.size() ? m_index->tensorIndex[t] : -1;
         row(QStringLiteral("tensor"), idx >= 0 ? QStringLiteral("%1 (#%2)")
-                                                     .arg(QString::fromStdString(m_trace->tensors[static_cast<std::size_t>(idx)].name))
+                                                     .arg(QString::fromStdString(m_index->trace->tensors[static_cast<std::size_t>(idx)].name))
                                                      .arg(e.tensor)
                                                : QStringLiteral("#%1").arg(e.tensor));
     }
@@ -349,26 +353,26 @@ QString TimelineModel::eventDetails(int event) const
 
 QString TimelineModel::drawItemDetails(const DrawItem& item) const
 {
-    if (!m_trace || item.lane < 0 || item.lane >= laneCount())
+    if (!m_index->trace || item.lane < 0 || item.lane >= laneCount())
         return {};
-    const Lane& lane = m_lanes[static_cast<std::size_t>(item.lane)];
+    const Lane& lane = m_index->lanes[static_cast<std::size_t>(item.lane)];
     const auto first = static_cast<std::size_t>(item.first);
     if (first >= lane.events.size())
         return {};
     if (item.count <= 1)
         return eventDetails(lane.events[first]);
     const std::size_t last = std::min(lane.events.size(), first + static_cast<std::size_t>(item.count)) - 1;
-    const TraceEvent& a = m_trace->events[static_cast<std::size_t>(lane.events[first])];
+    const TraceEvent& a = m_index->trace->events[static_cast<std::size_t>(lane.events[first])];
     std::int64_t end = a.end;
     std::int64_t busy = 0;
     for (std::size_t k = first; k <= last; ++k) {
-        const TraceEvent& e = m_trace->events[static_cast<std::size_t>(lane.events[k])];
+        const TraceEvent& e = m_index->trace->events[static_cast<std::size_t>(lane.events[k])];
         end = std::max(end, e.end);
         busy += e.end - e.start;
     }
     return QStringLiteral("<b>%1 events folded</b> (zoom in to see them)<br>%2 … %3, busy %4")
         .arg(item.count)
-        .arg(formatDuration(a.start - m_start), formatDuration(end - m_start), formatDuration(busy));
+        .arg(formatDuration(a.start - m_index->start), formatDuration(end - m_index->start), formatDuration(busy));
 }
 
 int TimelineModel::rowCount(const QModelIndex& parent) const
@@ -380,7 +384,7 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Lane& lane = m_lanes[static_cast<std::size_t>(index.row())];
+    const Lane& lane = m_index->lanes[static_cast<std::size_t>(index.row())];
     switch (role) {
     case Qt::DisplayRole: return lane.name;
     case RankRole: return lane.rank;

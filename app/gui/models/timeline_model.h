@@ -37,16 +37,11 @@ struct IterationMark {
     std::int64_t end = 0;
 };
 
-class TimelineModel : public QAbstractListModel {
-    Q_OBJECT
-public:
-    enum Roles {
-        RankRole = Qt::UserRole + 1,
-        TrackKindRole,  // int(profiler::TrackKind)
-        TrackIdRole,
-        EventCountRole,
-    };
-
+// Everything the timeline derives from a run: lanes with their sorted events, running maxima and peak
+// mipmaps, interned names, the priority range. Built once per run by buildTimelineIndex(), which may run on
+// any thread (the project loader builds it next to the read, so a run of millions of events never stalls the
+// GUI), then shared read-only.
+struct TimelineIndex {
     struct Lane {
         int track = 0;
         int rank = 0;
@@ -62,23 +57,53 @@ public:
         std::int64_t longestIn(int first, int last) const;  // over events [first, last)
     };
 
+    std::shared_ptr<const profiler::RunTrace> trace;
+    std::vector<Lane> lanes;
+    std::vector<IterationMark> iterations;
+    std::vector<QString> names;        // interned event names
+    std::vector<QString> shortNames;   // the same, shortened for narrow spans
+    std::vector<int> nameOfEvent;      // event index -> names index
+    std::vector<int> tensorIndex;      // tensor id -> index in trace->tensors, -1 if unknown
+    std::int64_t start = 0;            // the time covered by drawn events ([0, 1) when empty)
+    std::int64_t end = 1;
+    int minPriority = 0;               // over all-reduce units with a priority
+    int maxPriority = 0;
+};
+
+std::shared_ptr<const TimelineIndex> buildTimelineIndex(std::shared_ptr<const profiler::RunTrace> trace);
+
+class TimelineModel : public QAbstractListModel {
+    Q_OBJECT
+public:
+    enum Roles {
+        RankRole = Qt::UserRole + 1,
+        TrackKindRole,  // int(profiler::TrackKind)
+        TrackIdRole,
+        EventCountRole,
+    };
+
+    using Lane = TimelineIndex::Lane;
+
     explicit TimelineModel(QObject* parent = nullptr);
     ~TimelineModel() override;
 
-    // Shows a run; the model keeps the (immutable) trace alive. nullptr clears.
+    // Shows a run; the model keeps the (immutable) trace alive. nullptr clears. setTrace builds the index here
+    // and now; setIndex takes one built elsewhere (on a loader thread).
     void setTrace(std::shared_ptr<const profiler::RunTrace> trace);
-    const profiler::RunTrace* trace() const { return m_trace.get(); }
+    void setIndex(std::shared_ptr<const TimelineIndex> index);
+    const TimelineIndex& timelineIndex() const { return *m_index; }
+    const profiler::RunTrace* trace() const { return m_index->trace.get(); }
 
-    int laneCount() const { return static_cast<int>(m_lanes.size()); }
-    const Lane& lane(int index) const { return m_lanes.at(static_cast<std::size_t>(index)); }
+    int laneCount() const { return static_cast<int>(m_index->lanes.size()); }
+    const Lane& lane(int index) const { return m_index->lanes.at(static_cast<std::size_t>(index)); }
     QStringList laneNames() const;
-    const std::vector<IterationMark>& iterations() const { return m_iterations; }
+    const std::vector<IterationMark>& iterations() const { return m_index->iterations; }
 
     // The time covered by all drawn events ([0, 1) when empty).
-    std::int64_t startTime() const { return m_start; }
-    std::int64_t endTime() const { return m_end; }
-    int minPriority() const { return m_minPriority; }
-    int maxPriority() const { return m_maxPriority; }
+    std::int64_t startTime() const { return m_index->start; }
+    std::int64_t endTime() const { return m_index->end; }
+    int minPriority() const { return m_index->minPriority; }
+    int maxPriority() const { return m_index->maxPriority; }
 
     // Phase one of painting: appends the lane's visible events to out (which the caller clears and reuses),
     // folding consecutive spans narrower than minWidthPx that lie within minWidthPx of each other. Inside a
@@ -91,10 +116,10 @@ public:
 
     // The interned display name of an event, so the paint path never converts strings.
     const QString& eventName(int event) const;
-    int eventNameId(int event) const { return m_nameOfEvent[static_cast<std::size_t>(event)]; }
-    const std::vector<QString>& names() const { return m_names; }
+    int eventNameId(int event) const { return m_index->nameOfEvent[static_cast<std::size_t>(event)]; }
+    const std::vector<QString>& names() const { return m_index->names; }
     // The same names shortened for narrow spans ("fc4.weight[1]" for "allreduce fc4.weight[1]").
-    const std::vector<QString>& shortNames() const { return m_shortNames; }
+    const std::vector<QString>& shortNames() const { return m_index->shortNames; }
 
     // Rich-text details for a tooltip: name, kind, time, duration, and for all-reduce units the tensor,
     // segment, bytes and priority.
@@ -107,17 +132,7 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
 private:
-    std::shared_ptr<const profiler::RunTrace> m_trace;
-    std::vector<Lane> m_lanes;
-    std::vector<IterationMark> m_iterations;
-    std::vector<QString> m_names;     // interned names
-    std::vector<QString> m_shortNames;
-    std::vector<int> m_nameOfEvent;   // event index -> m_names index
-    std::vector<int> m_tensorIndex;   // tensor id -> index in trace().tensors, -1 if unknown
-    std::int64_t m_start = 0;
-    std::int64_t m_end = 1;
-    int m_minPriority = 0;
-    int m_maxPriority = 0;
+    std::shared_ptr<const TimelineIndex> m_index;  // never null: an empty index when there is no run
 };
 
 }  // namespace pacer::gui

@@ -1,0 +1,167 @@
+#include "engine/bench/allreduce_bench.h"
+
+#include "engine/plan.h"
+#include "engine/policy_config.h"
+#include "engine/runtime.h"
+#include "engine/transport/transport.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+namespace pacer::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+float checkValue(int rank, std::size_t i) { return static_cast<float>((rank + 1) * static_cast<int>(i % 13 + 1)); }
+
+struct RankTimes {
+    double engineUs = 0;
+    double glooUs = 0;
+    std::size_t wrong = 0;
+};
+
+// One rank's part for one size. Every rank runs the same sequence of collectives, so their loops stay in step;
+// times are taken between two all-reduces of one float that act as barriers.
+Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, std::size_t bytes, RankTimes& out) {
+    const std::size_t count = bytes / sizeof(float);
+    std::vector<TensorInfo> tensors{TensorInfo{0, "bench", 0, count}};
+    std::vector<float> data(count);
+    float barrierValue = 0;
+    auto barrier = [&] { return transport.allreduce(&barrierValue, 1); };
+
+    PolicyConfig config;
+    config.name = "manual";
+    config.segment_bytes = o.segment_bytes;
+    auto policy = makePolicy(config, tensors);
+    if (!policy.ok()) return policy.status();
+    RuntimeOptions ro;
+    ro.mode = o.algorithm == "dynamic" ? OrderMode::Dynamic : OrderMode::Plan;
+    if (ro.mode == OrderMode::Plan) {
+        auto planner = makePolicy(config, tensors);
+        auto plan = recordPlan(**planner, tensors);
+        if (!plan.ok()) return plan.status();
+        ro.plan = std::move(plan.value());
+    }
+    Runtime runtime(transport, std::move(policy.value()), tensors, {data.data()}, ro, nullptr);
+    int iteration = 0;
+    auto engineOnce = [&]() -> Status {
+        PACER_RETURN_IF_ERROR(runtime.beginIteration(iteration++));
+        runtime.gradientReady(0);
+        return runtime.waitAll();
+    };
+    auto fill = [&] {
+        for (std::size_t i = 0; i < count; ++i) data[i] = checkValue(transport.rank(), i);
+    };
+    auto countWrong = [&] {
+        const int n = transport.size();
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < count; ++i) wrong += data[i] != checkValue(0, i) * static_cast<float>(n * (n + 1) / 2);
+        return wrong;
+    };
+
+    // Check passes first: exact integer sums, both paths.
+    fill();
+    PACER_RETURN_IF_ERROR(engineOnce());
+    out.wrong = countWrong();
+    fill();
+    PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
+    out.wrong += countWrong();
+
+    // Timed passes. The values grow as sums of sums; only the time matters here.
+    for (int i = 0; i < o.warmup; ++i) PACER_RETURN_IF_ERROR(engineOnce());
+    PACER_RETURN_IF_ERROR(barrier());
+    auto start = Clock::now();
+    for (int i = 0; i < o.iterations; ++i) PACER_RETURN_IF_ERROR(engineOnce());
+    PACER_RETURN_IF_ERROR(barrier());
+    out.engineUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / o.iterations;
+
+    for (int i = 0; i < o.warmup; ++i) PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
+    PACER_RETURN_IF_ERROR(barrier());
+    start = Clock::now();
+    for (int i = 0; i < o.iterations; ++i) PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
+    PACER_RETURN_IF_ERROR(barrier());
+    out.glooUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / o.iterations;
+    return Status::success();
+}
+
+}  // namespace
+
+std::vector<std::string> allreduceBenchAlgorithms() { return {"plan", "dynamic"}; }
+
+Status validate(const AllreduceBenchOptions& o) {
+    if (o.ranks < 1 || o.ranks > 64) return Status::error("ranks must be 1..64, got " + std::to_string(o.ranks));
+    if (o.min_bytes < sizeof(float)) return Status::error("the smallest size must be at least 4 bytes");
+    if (o.max_bytes < o.min_bytes) return Status::error("the largest size is below the smallest");
+    if (o.segment_bytes < sizeof(float)) return Status::error("segment size must be at least 4 bytes");
+    if (o.iterations < 1) return Status::error("iterations must be at least 1");
+    if (o.warmup < 0) return Status::error("warmup cannot be negative");
+    bool known = false;
+    for (const auto& a : allreduceBenchAlgorithms()) known = known || a == o.algorithm;
+    if (!known) return Status::error("unknown algorithm '" + o.algorithm + "' (known: plan, dynamic)");
+    return Status::success();
+}
+
+Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOptions& o) {
+    PACER_RETURN_IF_ERROR(validate(o));
+    std::string dir = o.rendezvous_dir;
+    bool ownDir = false;
+    if (dir.empty()) {
+        std::string pattern = (std::filesystem::temp_directory_path() / "pacer-bench-XXXXXX").string();
+        if (!mkdtemp(pattern.data())) return Status::error("cannot create a temporary rendezvous directory");
+        dir = pattern;
+        ownDir = true;
+    }
+    std::vector<std::size_t> sizes;
+    for (std::size_t b = o.min_bytes; b <= o.max_bytes; b *= 2) sizes.push_back(b / sizeof(float) * sizeof(float));
+
+    std::vector<std::vector<RankTimes>> times(o.ranks, std::vector<RankTimes>(sizes.size()));
+    std::vector<Status> results(o.ranks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < o.ranks; ++r) {
+        threads.emplace_back([&, r] {
+            TransportOptions to;
+            to.rank = r;
+            to.size = o.ranks;
+            to.rendezvous_dir = dir;
+            to.link_gbps = o.link_gbps;
+            to.link_latency_us = o.link_latency_us;
+            auto transport = makeGlooTransport(to);
+            if (!transport.ok()) {
+                results[r] = transport.status();
+                return;
+            }
+            for (std::size_t s = 0; s < sizes.size() && results[r].ok(); ++s)
+                results[r] = benchOneSize(**transport, o, sizes[s], times[r][s]);
+            if (!results[r].ok()) (*transport)->abort();  // the other ranks fail fast instead of timing out
+        });
+    }
+    for (auto& t : threads) t.join();
+    if (ownDir) {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+    for (const Status& s : results)
+        if (!s.ok()) return s;
+
+    const double busFactor = o.ranks > 1 ? 2.0 * (o.ranks - 1) / o.ranks : 1.0;
+    std::vector<AllreduceBenchRow> rows;
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+        AllreduceBenchRow row;
+        row.bytes = sizes[s];
+        for (int r = 0; r < o.ranks; ++r) {  // the slowest rank sets the time, as in nccl-tests
+            row.time_us = std::max(row.time_us, times[r][s].engineUs);
+            row.gloo_time_us = std::max(row.gloo_time_us, times[r][s].glooUs);
+            row.wrong += times[r][s].wrong;
+        }
+        row.algbw = row.time_us > 0 ? row.bytes / row.time_us / 1e3 : 0;
+        row.busbw = row.algbw * busFactor;
+        row.gloo_busbw = row.gloo_time_us > 0 ? row.bytes / row.gloo_time_us / 1e3 * busFactor : 0;
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+}  // namespace pacer::engine

@@ -1,0 +1,44 @@
+// The all-reduce benchmark: the engine's segmented all-reduce against one monolithic gloo::allreduce of the
+// same bytes, measured in the same run, ranks as threads over Gloo TCP loopback.
+//
+// Reported as nccl-tests does: time per all-reduce, algorithm bandwidth (bytes / time), bus bandwidth
+// (algbw × 2(n−1)/n, comparable across rank counts) and a count of wrong elements from a separate check
+// pass with integer values. Both tests/bench/bench_allreduce and `pacer-cli bench allreduce` call this.
+#pragma once
+
+#include "engine/status.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace pacer::engine {
+
+struct AllreduceBenchOptions {
+    int ranks = 2;
+    std::size_t min_bytes = 4 << 10;
+    std::size_t max_bytes = 256 << 20;        // sizes double from min to max
+    std::size_t segment_bytes = 1 << 20;
+    std::string algorithm = "plan";           // plan: the runtime follows the segment order; dynamic: agreed per unit
+    int iterations = 20;                      // timed, after warmup
+    int warmup = 3;
+    double link_gbps = 0;                     // optional link emulation (both sides measured under it)
+    double link_latency_us = 0;
+    std::string rendezvous_dir;               // empty: a fresh temporary directory
+};
+
+struct AllreduceBenchRow {
+    std::size_t bytes = 0;
+    double time_us = 0;        // engine, segmented, per all-reduce
+    double algbw = 0;          // GB/s
+    double busbw = 0;          // GB/s
+    std::size_t wrong = 0;     // elements differing from the exact sum, engine path and baseline together
+    double gloo_time_us = 0;   // one gloo::allreduce of the whole buffer
+    double gloo_busbw = 0;     // GB/s
+};
+
+std::vector<std::string> allreduceBenchAlgorithms();
+Status validate(const AllreduceBenchOptions& options);
+Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOptions& options);
+
+}  // namespace pacer::engine

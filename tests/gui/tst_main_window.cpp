@@ -8,6 +8,7 @@
 
 #if PACER_GUI_HAVE_STORE
 #include "profiler/project.h"
+#include "profiler/sqlite_db.h"
 #endif
 
 #include <QAbstractItemView>
@@ -316,32 +317,67 @@ private slots:
 #endif
     }
 
+    void unreadableProjectKeepsCurrentRun_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("reason");  // a word the message must contain, so it says why
+        QTest::newRow("text file") << "text" << "";
+        QTest::newRow("missing file") << "missing" << "";
+        QTest::newRow("foreign SQLite database") << "foreign" << "";
+        QTest::newRow("newer Pacer project") << "newer" << "newer";
+    }
     void unreadableProjectKeepsCurrentRun()
     {
 #if !PACER_GUI_HAVE_STORE
         QSKIP("built without the project store");
-#endif
+#else
+        QFETCH(QString, kind);
+        QFETCH(QString, reason);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString path = dir.filePath(QStringLiteral("not-a-project.pacer"));
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("this is a text file, not an SQLite database\n");
-        file.close();
+        const QString path = dir.filePath(QStringLiteral("project.pacer"));
+        const std::string file = path.toStdString();
+        if (kind == "text") {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("this is a text file, not an SQLite database\n");
+        } else if (kind == "foreign") {
+            auto db = pacer::profiler::sql::Db::open(file, pacer::profiler::sql::Db::Mode::Create);
+            QVERIFY(db.ok());
+            QVERIFY(db.value()->exec("CREATE TABLE photos(id INTEGER PRIMARY KEY, data BLOB)").ok());
+        } else if (kind == "newer") {
+            pacer::profiler::RunInfo info;
+            info.policy = "pace";
+            QVERIFY(pacer::profiler::writeRun(file, *test::makeTwoRankTrace(1), info).ok());
+            auto db = pacer::profiler::sql::Db::open(file, pacer::profiler::sql::Db::Mode::ReadWrite);
+            QVERIFY(db.ok());
+            QVERIFY(db.value()->exec("PRAGMA user_version = 999").ok());
+        }
+        QByteArray before;
+        if (QFile f(path); f.open(QIODevice::ReadOnly))
+            before = f.readAll();
+
         QSignalSpy failed(m_window.get(), &MainWindow::projectFailed);
         QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
         m_window->openProject(path);
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10'000);
         QCOMPARE(failed.first().at(0).toString(), path);
-        QVERIFY(!failed.first().at(1).toString().isEmpty());
+        const QString message = failed.first().at(1).toString();
+        QVERIFY(!message.isEmpty());
+        QVERIFY2(message.contains(reason, Qt::CaseInsensitive), qPrintable(message));
         QCOMPARE(loaded.count(), 0);
-        // The run on screen is still there, and the user got a message box saying why.
+        // The run on screen is still there, the file is as it was, and the user got a message box saying why.
         QCOMPARE(view()->model()->laneCount(), 4);
+        if (QFile f(path); f.open(QIODevice::ReadOnly))
+            QCOMPARE(f.readAll(), before);
+        else
+            QCOMPARE(kind, QStringLiteral("missing"));
         auto* box = m_window->findChild<QMessageBox*>(QStringLiteral("projectErrorBox"));
         QVERIFY(box);
         QTRY_VERIFY_WITH_TIMEOUT(box->isVisible(), 2000);
-        QCOMPARE(box->informativeText(), failed.first().at(1).toString());
+        QCOMPARE(box->informativeText(), message);
         box->close();
+#endif
     }
 };
 

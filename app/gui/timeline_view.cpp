@@ -46,6 +46,7 @@ TimelineView::TimelineView(QWidget* parent)
         viewport()->update();
     });
     connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+    m_foldHatch = QBrush(QColor(0x11, 0x18, 0x27, 60), Qt::BDiagPattern);
     m_drawItems.reserve(4096);
     m_hitItems.reserve(256);
 }
@@ -283,7 +284,7 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
         const QColor colour = QColor::fromRgb(d.colour);
         p.fillRect(rect, colour);
         if (d.count > 1) {
-            p.fillRect(rect, QBrush(colour.darker(125), Qt::BDiagPattern));
+            p.fillRect(rect, m_foldHatch);
             continue;
         }
         if (rect.width() < 4)

@@ -11,6 +11,7 @@
 #include "app/gui/models/timeline_model.h"
 
 #include <QAbstractScrollArea>
+#include <QBrush>
 
 #include <memory>
 #include <vector>
@@ -112,6 +113,7 @@ private:
     mutable std::vector<DrawItem> m_drawItems;  // phase one output, reused across frames
     mutable std::vector<DrawItem> m_hitItems;   // the same for hit testing one lane
 
+    QBrush m_foldHatch;                  // made once: a brush built while painting would allocate
     QPoint m_pressPos;
     std::int64_t m_pressStart = 0;
     int m_pressScroll = 0;

@@ -88,8 +88,9 @@ private slots:
         const qint64 burst = 2 * 10'000'000 + 100'000;  // where the fixture puts its 40 tiny pieces
         // Whole run on 1000 px: 40 µs of pieces is 2 px, one folded item.
         QTest::newRow("zoomed out") << qint64(0) << qint64(20'200'000) << 1000.0 << 1 << test::kBurst;
-        // 400 µs on 1000 px: pieces 1.25 px wide, 2.5 px apart: closer than 3 px, so still one fold.
-        QTest::newRow("near") << burst - 100'000 << burst + 300'000 << 1000.0 << 1 << test::kBurst;
+        // 400 µs on 1000 px: pieces 1.25 px wide, 2.5 px apart: closer than 3 px, so they fold, but a fold
+        // takes only pieces starting within 12 px of its own start: 5 per fold, 8 folds.
+        QTest::newRow("near") << burst - 100'000 << burst + 300'000 << 1000.0 << 8 << 5;
         // 80 µs on 1000 px: each piece is 6.25 px wide and stands alone.
         QTest::newRow("zoomed in") << burst - 20'000 << burst + 60'000 << 1000.0 << test::kBurst << 1;
         // Narrow window over half the burst only: the fold covers just what is visible.

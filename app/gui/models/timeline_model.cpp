@@ -147,10 +147,17 @@ std::shared_ptr<const TimelineIndex> buildTimelineIndex(std::shared_ptr<const Ru
             for (std::size_t k = 0; k < lane.events.size(); ++k)
                 lane.durations[k] = run.events[lane.events[k]].end - run.events[lane.events[k]].start;
             lane.longest.clear();
-            for (const std::vector<std::int64_t>* below = &lane.durations; below->size() >= 2;) {
-                std::vector<std::int64_t> level(below->size() / 2);
-                for (std::size_t b = 0; b < level.size(); ++b)
-                    level[b] = std::max((*below)[2 * b], (*below)[2 * b + 1]);
+            // Level 0 pairs up events; each higher level pairs up the level below, keeping the longer one.
+            std::vector<int> positions(lane.events.size());
+            for (std::size_t k = 0; k < positions.size(); ++k)
+                positions[k] = static_cast<int>(k);
+            for (const std::vector<int>* below = &positions; below->size() >= 2;) {
+                std::vector<int> level(below->size() / 2);
+                for (std::size_t b = 0; b < level.size(); ++b) {
+                    const int l = (*below)[2 * b];
+                    const int r = (*below)[2 * b + 1];
+                    level[b] = lane.durations[static_cast<std::size_t>(r)] > lane.durations[static_cast<std::size_t>(l)] ? r : l;
+                }
                 lane.longest.push_back(std::move(level));
                 below = &lane.longest.back();
             }
@@ -186,26 +193,33 @@ void TimelineModel::setIndex(std::shared_ptr<const TimelineIndex> index)
     endResetModel();
 }
 
-std::int64_t TimelineIndex::Lane::longestIn(int first, int last) const
+int TimelineIndex::Lane::longestAt(int first, int last) const
 {
     // Climb the mipmap as in an iterative segment tree: take the odd ends at each level, move the aligned
     // middle up. Level L+1 has floor(size/2) entries, and an odd end is always taken before halving, so the
     // range stays inside every level; the top level has one entry, where the range closes.
-    std::int64_t best = 0;
+    int best = first;
+    auto consider = [&](int position) {
+        if (durations[static_cast<std::size_t>(position)] > durations[static_cast<std::size_t>(best)])
+            best = position;
+    };
     auto a = static_cast<std::size_t>(first);
     auto b = static_cast<std::size_t>(last);
-    const std::vector<std::int64_t>* level = &durations;
-    std::size_t depth = 0;
-    while (a < b) {
+    // Level "-1" holds the events themselves: entry i is position i.
+    if (a & 1)
+        consider(static_cast<int>(a++));
+    if (b & 1)
+        consider(static_cast<int>(--b));
+    a /= 2;
+    b /= 2;
+    for (std::size_t depth = 0; a < b && depth < longest.size(); ++depth) {
+        const std::vector<int>& level = longest[depth];
         if (a & 1)
-            best = std::max(best, (*level)[a++]);
+            consider(level[a++]);
         if (b & 1)
-            best = std::max(best, (*level)[--b]);
+            consider(level[--b]);
         a /= 2;
         b /= 2;
-        if (a >= b || depth >= longest.size())
-            break;
-        level = &longest[depth++];
     }
     return best;
 }
@@ -219,7 +233,7 @@ QStringList TimelineModel::laneNames() const
 }
 
 void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double minWidthPx,
-                                    std::vector<DrawItem>& out) const
+                                    std::vector<DrawItem>& out, double maxFoldPx) const
 {
     if (!m_index->trace || laneIndex < 0 || laneIndex >= laneCount())
         return;
@@ -233,14 +247,20 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
 
     DrawItem fold;
     bool foldOpen = false;
+    int foldPeak = 0;  // position of the fold's longest event: it gives the fold its colour
     auto flushFold = [&] {
         if (!foldOpen)
             return;
         fold.x1 = std::max(fold.x1, fold.x0 + 1.0);
-        if (fold.count > 1)
-            fold.colour = foldedColour(fold.colour);
+        if (fold.count > 1) {
+            const TraceEvent& peak = events[static_cast<std::size_t>(lane.events[static_cast<std::size_t>(foldPeak)])];
+            fold.colour = foldedColour(eventColour(peak, m_index->minPriority, m_index->maxPriority));
+        }
         out.push_back(fold);
         foldOpen = false;
+    };
+    auto longer = [&lane](int a, int b) {
+        return lane.durations[static_cast<std::size_t>(a)] >= lane.durations[static_cast<std::size_t>(b)] ? a : b;
     };
 
     for (int k = static_cast<int>(firstIt - lane.maxEnd.begin()); k < n; ++k) {
@@ -251,32 +271,37 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
             continue;  // hidden behind a longer earlier event's end; nothing of it is visible
         const double x0 = std::clamp(axis.toX(e.start), clipLeft, clipRight);
         const double x1 = std::clamp(axis.toX(e.end), clipLeft, clipRight);
-        const QRgb colour = eventColour(e, m_index->minPriority, m_index->maxPriority);
         if (x1 - x0 >= minWidthPx) {
             flushFold();
-            out.push_back(DrawItem{x0, x1, laneIndex, k, 1, colour});
+            out.push_back(DrawItem{x0, x1, laneIndex, k, 1, eventColour(e, m_index->minPriority, m_index->maxPriority)});
             continue;
         }
-        if (foldOpen && x0 - fold.x1 < minWidthPx) {
+        if (foldOpen && x0 - fold.x1 < minWidthPx && x0 < fold.x0 + maxFoldPx) {
             fold.x1 = std::max(fold.x1, x1);
             ++fold.count;
+            foldPeak = longer(foldPeak, k);
         } else {
             flushFold();
-            fold = DrawItem{x0, x1, laneIndex, k, 1, colour};
+            fold = DrawItem{x0, x1, laneIndex, k, 1, eventColour(e, m_index->minPriority, m_index->maxPriority)};
             foldOpen = true;
+            foldPeak = k;
         }
-        // Jump over every event starting within the fold's reach when none of them is minWidthPx wide: each
-        // would have joined the fold one by one (its start is within reach of the growing fold), so the
-        // result is the same as the linear walk, in O(log n) per fold instead of O(events).
-        const double reachX = std::min(fold.x1 + minWidthPx, axis.left + axis.width);
+        // Jump over every event starting before the fold's reach when none of them is minWidthPx wide: each
+        // would have joined the fold one by one (its start is within reach of the growing fold), so the result
+        // is the same as the linear walk, in O(log n) per fold instead of O(events).
+        const double reachX = std::min({fold.x1 + minWidthPx, fold.x0 + maxFoldPx, axis.left + axis.width});
         const std::int64_t reach = std::min(axis.toTime(reachX), axis.end);
         const auto next = std::lower_bound(lane.starts.begin() + k + 1, lane.starts.end(), reach);
         const int j = static_cast<int>(next - lane.starts.begin());
-        if (j > k + 1 && static_cast<double>(lane.longestIn(k + 1, j)) * axis.pixelsPerNs() < minWidthPx) {
+        if (j <= k + 1)
+            continue;
+        const int peak = lane.longestAt(k + 1, j);
+        if (static_cast<double>(lane.durations[static_cast<std::size_t>(peak)]) * axis.pixelsPerNs() < minWidthPx) {
             const std::int64_t end = std::min(lane.maxEnd[static_cast<std::size_t>(j - 1)],
                                               reach + static_cast<std::int64_t>(minWidthPx * axis.nsPerPixel()));
             fold.x1 = std::max(fold.x1, std::clamp(axis.toX(end), clipLeft, clipRight));
             fold.count += j - (k + 1);
+            foldPeak = longer(foldPeak, peak);
             k = j - 1;
         }
     }

@@ -50,11 +50,12 @@ struct TimelineIndex {
         std::vector<int> events;           // indices into trace().events, sorted by start
         std::vector<std::int64_t> starts;  // their starts, for lower_bound without touching the events
         std::vector<std::int64_t> maxEnd;  // maxEnd[i] = max end of events[0..i]; non-decreasing
-        // longest[L][b] = the longest duration among events [b·2^(L+1), (b+1)·2^(L+1)): a mipmap of peaks,
-        // so the fold can ask "is anything in this range wide?" in O(log n).
-        std::vector<std::vector<std::int64_t>> longest;
         std::vector<std::int64_t> durations;
-        std::int64_t longestIn(int first, int last) const;  // over events [first, last)
+        // longest[L][b] = position of the longest event among [b·2^(L+1), (b+1)·2^(L+1)): a mipmap of peaks,
+        // so a fold can ask "is anything in this range wide, and which is the longest?" in O(log n).
+        std::vector<std::vector<int>> longest;
+        int longestAt(int first, int last) const;  // position of the longest event in [first, last); first < last
+        std::int64_t longestIn(int first, int last) const { return durations[static_cast<std::size_t>(longestAt(first, last))]; }
     };
 
     std::shared_ptr<const profiler::RunTrace> trace;
@@ -106,10 +107,13 @@ public:
     int maxPriority() const { return m_index->maxPriority; }
 
     // Phase one of painting: appends the lane's visible events to out (which the caller clears and reuses),
-    // folding consecutive spans narrower than minWidthPx that lie within minWidthPx of each other. Inside a
-    // fold it jumps with lower_bound over the events that start within the next minWidthPx, so a zoomed-out
-    // lane costs O(pixels × log n), not O(n).
-    void appendDrawItems(int lane, const TimeAxis& axis, double minWidthPx, std::vector<DrawItem>& out) const;
+    // folding consecutive spans narrower than minWidthPx that start within minWidthPx of the fold's end and
+    // within maxFoldPx of its start. A fold takes the colour of its longest event (the peak, not a blend, so
+    // the dominant kind or priority stays visible zoomed out) and is capped in width so the structure of a
+    // dense lane (forward then backward, priorities) survives. Inside a fold it jumps with lower_bound and the
+    // peak mipmap, so a zoomed-out lane costs O(pixels × log n), not O(events).
+    void appendDrawItems(int lane, const TimeAxis& axis, double minWidthPx, std::vector<DrawItem>& out,
+                         double maxFoldPx = 12.0) const;
 
     // The event (index into trace().events) of the lane covering time t, or within slackNs of it; -1 if none.
     int eventAt(int lane, std::int64_t t, std::int64_t slackNs) const;

@@ -2,6 +2,8 @@
 
 #if PACER_HAVE_CUPTI
 
+#include <cupti_callbacks.h>
+
 #include <algorithm>
 
 namespace pacer::profiler {
@@ -69,8 +71,15 @@ bool CuptiRecordConverter::add(const CUpti_Activity* record) {
             const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
             const bool runtime = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME;
             const int t = track(TrackKind::Other, a->threadId, 0, "CUDA API thread " + std::to_string(a->threadId));
+            // CUPTI's own table names the call ("cudaLaunchKernel_v7000"); the number is the fallback.
+            const char* name = nullptr;
+            if (cuptiGetCallbackName(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, a->cbid, &name) !=
+                    CUPTI_SUCCESS || !name)
+                name = nullptr;
             push(EventKind::Runtime, t, a->start, a->end,
-                 std::string(runtime ? "cuda runtime " : "cuda driver ") + std::to_string(a->cbid), a->correlationId, 0);
+                 name ? std::string(name)
+                      : std::string(runtime ? "cuda runtime " : "cuda driver ") + std::to_string(a->cbid),
+                 a->correlationId, 0);
             return true;
         }
         case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {

@@ -1,6 +1,8 @@
 #include "profiler/rank_file.h"
 
 #include <algorithm>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "profiler/schema.h"
@@ -28,6 +30,8 @@ Result<std::unique_ptr<RankFileWriter>> RankFileWriter::create(const std::string
     PACER_ASSIGN_OR_RETURN(w->runId_, store::insertRunRow(*w->db_, run, "capture", ""));
     store::RankExtra extra;
     extra.rank = rank;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) extra.hostname = host;  // which node, for multi-node merges
     PACER_RETURN_IF_ERROR(store::insertRanks(*w->db_, w->runId_, {extra}));
     // A rank file is written far more than it is read until merge: its time index on PACER_EVENTS is built once
     // at close() instead of on every insert (a file left by a crash still reads, only without the index).

@@ -90,7 +90,7 @@ void LegendWidget::paintEvent(QPaintEvent*)
     }
     const QColor fold = QColor::fromRgb(foldedColour(kindColour(EventKind::Forward)));
     p.fillRect(QRect(x, (h - sw) / 2, sw, sw), fold);
-    p.fillRect(QRect(x, (h - sw) / 2, sw, sw), QBrush(fold.darker(125), Qt::BDiagPattern));
+    p.fillRect(QRect(x, (h - sw) / 2, sw, sw), QBrush(QColor(0x11, 0x18, 0x27, 60), Qt::BDiagPattern));
     x += sw + 5;
     p.setPen(text);
     p.drawText(QRect(x, 0, width() - x, h), Qt::AlignVCenter, QStringLiteral("folded (< 3 px)"));

@@ -31,6 +31,8 @@ QString findSampleExperiment()
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
+    // Fusion looks the same on every desktop and offscreen, so screenshots show what users see.
+    QApplication::setStyle(QStringLiteral("Fusion"));
     QApplication::setApplicationName(QStringLiteral("pacer"));
     QApplication::setOrganizationName(QStringLiteral("pacer"));
     QApplication::setApplicationVersion(QStringLiteral(PACER_VERSION));

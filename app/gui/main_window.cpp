@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/legend_widget.h"
+#include "app/gui/models/event_style.h"
 #include "app/gui/models/project_loader.h"
 #include "app/gui/models/zoom_state.h"
 #include "app/gui/timeline_view.h"
@@ -44,10 +45,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     m_timeline = new TimelineView(central);
-    m_timeline->setEmptyText(tr("No run to show yet.\nPress Run (Ctrl+R) to capture the sample experiment."));
+    m_timeline->setEmptyText(PACER_GUI_HAVE_LAUNCHER
+                                 ? tr("No run to show yet.\nPress Run (Ctrl+R) to capture the experiment.")
+                                 : tr("No run to show yet.\nOpen a project (Ctrl+O)."));
     m_legend = new LegendWidget(central);
     layout->addWidget(m_timeline, 1);
     layout->addWidget(m_legend);
+    m_legend->hide();  // until there is a run to explain
     setCentralWidget(central);
 
     m_projectModel = new ProjectTreeModel(this);
@@ -67,6 +71,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         const auto kind = static_cast<ProjectTreeModel::NodeKind>(index.data(ProjectTreeModel::NodeKindRole).toInt());
         if (kind == ProjectTreeModel::NodeKind::Run && !m_projectPath.isEmpty())
             openProject(m_projectPath, index.data(ProjectTreeModel::RunIdRole).toLongLong());
+    });
+
+    // The selected event's one-line summary stays in the status bar while the tooltip comes and goes.
+    connect(m_timeline, &TimelineView::selectedEventChanged, this, [this](int event) {
+        const profiler::RunTrace* trace = m_timeline->model()->trace();
+        if (event < 0 || !trace)
+            return;
+        const auto& e = trace->events[static_cast<std::size_t>(event)];
+        m_statusLabel->setText(tr("%1 — %2, starts at %3, lasts %4")
+                                   .arg(m_timeline->model()->eventName(event), eventKindLabel(e.kind),
+                                        formatDuration(e.start - m_timeline->model()->startTime()),
+                                        formatDuration(e.end - e.start)));
     });
 
     m_loader = new ProjectLoader(this);
@@ -94,7 +110,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_launcher = new app::RunLauncher(this);
     connect(m_launcher, &app::RunLauncher::progress, this, &MainWindow::onRunProgress);
     connect(m_launcher, &app::RunLauncher::finished, this, [this](qint64 runId, const QJsonObject&) { onRunFinished(runId); });
-    connect(m_launcher, &app::RunLauncher::failed, this, &MainWindow::onRunFailed);
+    // Lambdas take only the arguments the window uses, so extra signal arguments (an exit code) do not matter.
+    connect(m_launcher, &app::RunLauncher::failed, this, [this](const QString& message) { onRunFailed(message); });
 #endif
     setRunning(false);
     updateTitle();
@@ -171,13 +188,16 @@ void MainWindow::openProject(const QString& path, qint64 runId)
 
 void MainWindow::showRun(std::shared_ptr<const profiler::RunTrace> trace, const ProjectOverview& overview)
 {
+    showRun(buildTimelineIndex(std::move(trace)), overview);
+}
+
+void MainWindow::showRun(std::shared_ptr<const TimelineIndex> index, const ProjectOverview& overview)
+{
     m_projectModel->setOverview(overview);
     m_projectTree->expandAll();
-    if (trace) {
-        m_legend->setContents(LegendWidget::kindsIn(*trace), 0, 0);
-        m_shownRun = trace->run_id;
-    }
-    m_timeline->setTrace(std::move(trace));
+    m_shownRun = index && index->trace ? index->trace->run_id : 0;
+    m_timeline->setIndex(std::move(index));
+    m_legend->setVisible(m_timeline->model()->trace() != nullptr);
     if (m_timeline->model()->trace())
         m_legend->setContents(LegendWidget::kindsIn(*m_timeline->model()->trace()), m_timeline->model()->minPriority(),
                               m_timeline->model()->maxPriority());
@@ -190,7 +210,7 @@ void MainWindow::showRun(std::shared_ptr<const profiler::RunTrace> trace, const 
 void MainWindow::onLoaded(const ProjectSnapshot& snapshot)
 {
     m_projectPath = snapshot.path;
-    showRun(snapshot.trace, snapshot.overview);
+    showRun(snapshot.index, snapshot.overview);
     if (snapshot.trace) {
         const auto& t = *snapshot.trace;
         m_statusLabel->setText(tr("Run %1: %2, %3 ranks, %4 events")
@@ -225,6 +245,9 @@ void MainWindow::startRun()
     app::RunLauncher::Request request;
     request.experimentPath = m_experimentPath;
     request.projectPath = m_projectPath;
+    request.policy = m_runSettings.policy;
+    request.segmentBytes = m_runSettings.segmentBytes;
+    request.iterations = m_runSettings.iterations;
     m_progress->setRange(0, 0);
     m_progress->setFormat(tr("starting…"));
     m_statusLabel->setText(tr("Running %1…").arg(QFileInfo(m_experimentPath).completeBaseName()));

@@ -30,6 +30,7 @@ class LegendWidget;
 class ProjectLoader;
 class TimelineView;
 struct ProjectSnapshot;
+struct TimelineIndex;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -37,12 +38,22 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // What the Run action changes from the experiment's own settings (empty/0 = the experiment's). The
+    // schedule editor will set policy and segment size here.
+    struct RunSettings {
+        QString policy;
+        qint64 segmentBytes = 0;
+        int iterations = 0;
+    };
+
     // The experiment the Run action launches, and the project its runs go to.
     void setExperiment(const QString& experimentPath, const QString& projectPath);
+    void setRunSettings(const RunSettings& settings) { m_runSettings = settings; }
     // Starts loading a project (runId 0 = its latest run). The result arrives as projectLoaded/projectFailed.
     void openProject(const QString& path, qint64 runId = 0);
     // Shows a run directly (a replayed schedule, or a trace built in memory).
     void showRun(std::shared_ptr<const profiler::RunTrace> trace, const ProjectOverview& overview);
+    void showRun(std::shared_ptr<const TimelineIndex> index, const ProjectOverview& overview);
 
     QString projectPath() const { return m_projectPath; }
     TimelineView* timeline() const { return m_timeline; }
@@ -91,6 +102,7 @@ private:
 
     QString m_projectPath;      // the project on screen (or the one the experiment writes to)
     QString m_experimentPath;
+    RunSettings m_runSettings;
     qint64 m_shownRun = 0;
 };
 

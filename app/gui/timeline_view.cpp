@@ -46,6 +46,7 @@ TimelineView::TimelineView(QWidget* parent)
         viewport()->update();
     });
     connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+    m_foldHatch = QBrush(QColor(0x11, 0x18, 0x27, 60), Qt::BDiagPattern);
     m_drawItems.reserve(4096);
     m_hitItems.reserve(256);
 }
@@ -59,9 +60,14 @@ QSize TimelineView::sizeHint() const
 
 void TimelineView::setTrace(std::shared_ptr<const profiler::RunTrace> trace)
 {
+    setIndex(buildTimelineIndex(std::move(trace)));
+}
+
+void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
+{
     m_hoveredEvent = -1;
     m_selectedEvent = -1;
-    m_model->setTrace(std::move(trace));
+    m_model->setIndex(std::move(index));
     m_iterationLabels.clear();
     for (const IterationMark& mark : m_model->iterations())
         m_iterationLabels.push_back({mark.start, mark.end, QStringLiteral("iteration %1").arg(mark.iteration)});
@@ -225,6 +231,18 @@ void TimelineView::paintEvent(QPaintEvent*)
     paintLanes(p, a);
     paintHeader(p);
     paintRuler(p, a);
+    if (m_cursorX >= m_headerWidth && !m_dragging) {
+        // A hairline through all lanes and the time under it in the ruler, to line events up across ranks.
+        const double x = m_cursorX + 0.5;
+        p.setPen(QColor(0x11, 0x18, 0x27, 90));
+        p.drawLine(QPointF(x, kRulerHeight), QPointF(x, viewport()->height()));
+        const QFontMetrics fm(font());
+        const int w = fm.horizontalAdvance(m_cursorLabel) + 8;
+        const QRect box(std::min(m_cursorX + 1, viewport()->width() - w), 2, w, fm.height() + 2);
+        p.fillRect(box, QColor(0x2b, 0x31, 0x3b));
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, m_cursorLabel);
+    }
 }
 
 void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
@@ -266,7 +284,7 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
         const QColor colour = QColor::fromRgb(d.colour);
         p.fillRect(rect, colour);
         if (d.count > 1) {
-            p.fillRect(rect, QBrush(colour.darker(125), Qt::BDiagPattern));
+            p.fillRect(rect, m_foldHatch);
             continue;
         }
         if (rect.width() < 4)
@@ -438,6 +456,13 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
         event->accept();
         return;
     }
+    const int cursorX = pos.x() >= m_headerWidth ? pos.x() : -1;
+    if (cursorX != m_cursorX) {
+        m_cursorX = cursorX;
+        if (cursorX >= 0)
+            m_cursorLabel = formatTickLabel(axis().toTime(cursorX) - m_model->startTime(), std::max<std::int64_t>(1, m_tickStep / 100));
+        viewport()->update();
+    }
     DrawItem item;
     if (drawItemAt(pos, &item)) {
         setHovered(m_model->lane(item.lane).events[static_cast<std::size_t>(item.first)]);
@@ -502,6 +527,7 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
 
 void TimelineView::leaveEvent(QEvent* event)
 {
+    m_cursorX = -1;
     setHovered(-1);
     QAbstractScrollArea::leaveEvent(event);
 }

@@ -11,6 +11,7 @@
 #include "app/gui/models/timeline_model.h"
 
 #include <QAbstractScrollArea>
+#include <QBrush>
 
 #include <memory>
 #include <vector>
@@ -34,6 +35,7 @@ public:
     ~TimelineView() override;
 
     void setTrace(std::shared_ptr<const profiler::RunTrace> trace);
+    void setIndex(std::shared_ptr<const TimelineIndex> index);  // built elsewhere, e.g. by the project loader
     // Shown in place of lanes while there is no run to draw.
     void setEmptyText(const QString& text);
 
@@ -111,12 +113,15 @@ private:
     mutable std::vector<DrawItem> m_drawItems;  // phase one output, reused across frames
     mutable std::vector<DrawItem> m_hitItems;   // the same for hit testing one lane
 
+    QBrush m_foldHatch;                  // made once: a brush built while painting would allocate
     QPoint m_pressPos;
     std::int64_t m_pressStart = 0;
     int m_pressScroll = 0;
     bool m_pressed = false;
     bool m_dragging = false;
     int m_hoveredEvent = -1;
+    int m_cursorX = -1;                  // the mouse's x over the lanes, for the cursor line; -1 when away
+    QString m_cursorLabel;               // the time under it, set on mouse move
     int m_selectedEvent = -1;
 };
 

@@ -86,7 +86,13 @@ std::string Heartbeat::diagnose(std::chrono::milliseconds patience) const {
             }
             return msg;
         }
-        if (std::chrono::steady_clock::now() >= deadline) return "every peer rank is still alive, so one of them is stuck";
+        if (std::chrono::steady_clock::now() >= deadline) {
+            std::string missing;  // no heartbeat file at all: the rank never started or never reached rendezvous
+            for (int r = 0; r < size_; ++r)
+                if (r != rank_ && ageOf(pathOf(r)) < 0) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+            if (!missing.empty()) return "rank " + missing + " never joined";
+            return "every peer rank is still alive, so one of them is stuck";
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
 }

@@ -23,7 +23,8 @@ public:
     Heartbeat& operator=(const Heartbeat&) = delete;
 
     // Names the peers that stopped, waiting up to `patience` for a just-killed peer's file to go stale.
-    // Returns e.g. "rank 2 stopped responding (no heartbeat for 1.4 s)", or a note that all peers are alive.
+    // Returns e.g. "rank 2 stopped responding (no heartbeat for 1.4 s)", "rank 3 never joined", or a note that
+    // all peers are alive (then one is stuck).
     std::string diagnose(std::chrono::milliseconds patience = std::chrono::milliseconds(1500)) const;
 
 private:

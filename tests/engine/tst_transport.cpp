@@ -77,6 +77,21 @@ private slots:
         QVERIFY(!makeGlooTransport(o).ok());
     }
 
+    void missingPeerAtRendezvousIsNamed() {
+        // Only rank 0 of 2 shows up: rendezvous gives up after the timeout and names rank 1.
+        QTemporaryDir dir;
+        TransportOptions o;
+        o.rank = 0;
+        o.size = 2;
+        o.rendezvous_dir = dir.path().toStdString();
+        o.timeout = std::chrono::milliseconds(1000);
+        const auto start = std::chrono::steady_clock::now();
+        auto t = makeGlooTransport(o);
+        QVERIFY(!t.ok());
+        QVERIFY2(t.message().find("rank 1 never joined") != std::string::npos, t.message().c_str());
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    }
+
     void deadPeerIsNamedWithinTheTimeout() {
         const int ranks = 3;
         const auto timeout = std::chrono::milliseconds(3000);

@@ -87,10 +87,14 @@ int main(int argc, char** argv)
     const int frames = quick ? 5 : 20;
 
     gui::TimelineModel model;
-    model.setTrace(makeTrace(ranks, perLane));
+    auto trace = makeTrace(ranks, perLane);
+    const auto indexStart = Clock::now();
+    model.setTrace(std::move(trace));
+    const double indexMs = std::chrono::duration<double, std::milli>(Clock::now() - indexStart).count();
     const std::int64_t span = model.endTime() - model.startTime();
     std::printf("timeline draw list: %d lanes, %zu events, %d frames per figure, 1600 px wide\n", model.laneCount(),
                 model.trace()->events.size(), frames);
+    std::printf("lane index built in %.1f ms (%.0f ns per event)\n", indexMs, indexMs * 1e6 / model.trace()->events.size());
     std::printf("%-12s %14s %14s %8s %12s %12s\n", "visible", "cut+fold ms", "scan-all ms", "speedup", "records",
                 "scan records");
 

@@ -8,10 +8,12 @@
 
 #if PACER_GUI_HAVE_STORE
 #include "profiler/project.h"
+#include "profiler/sqlite_db.h"
 #endif
 
 #include <QAbstractItemView>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -49,6 +51,13 @@ private:
     }
 
 private slots:
+    void initTestCase()
+    {
+#ifdef PACER_WORKER_PATH
+        qputenv("PACER_WORKER", PACER_WORKER_PATH);  // the launcher finds the worker of this build
+#endif
+    }
+
     void init()
     {
         m_window = std::make_unique<MainWindow>();
@@ -117,6 +126,20 @@ private slots:
         QCOMPARE(view()->selectedEvent(), -1);  // a drag is not a click
     }
 
+    void keysZoomPanAndReset()
+    {
+        view()->setFocus();
+        const TimeAxis full = view()->axis();
+        QTest::keyClick(view(), Qt::Key_Plus);
+        QVERIFY(view()->axis().length() < full.length());
+        const TimeAxis zoomed = view()->axis();
+        QTest::keyClick(view(), Qt::Key_Right);
+        QVERIFY(view()->axis().start > zoomed.start);
+        QTest::keyClick(view(), Qt::Key_Home);
+        QCOMPARE(view()->axis().start, full.start);
+        QCOMPARE(view()->axis().end, full.end);
+    }
+
     void hoverShowsEventDetails()
     {
         QSignalSpy spy(view(), &TimelineView::hoveredEventChanged);
@@ -169,6 +192,7 @@ private slots:
         if (qEnvironmentVariableIsSet("PACER_GUI_SNAPSHOT")) {  // for looking at it: scripts/screenshot is the real one
             view()->selectEvent(view()->model()->eventAt(3, 5'200'000, 0));
             view()->zoom()->setVisibleRange(3'000'000, 10'500'000);
+            QTest::mouseMove(view()->viewport(), pointOf("rank 1 comm", "allreduce fc2.weight[1]"));
             m_window->grab().save(qEnvironmentVariable("PACER_GUI_SNAPSHOT"));
             view()->zoom()->resetZoom();
             view()->selectEvent(-1);
@@ -206,9 +230,18 @@ private slots:
         auto second = pacer::profiler::writeRun(path.toStdString(), *test::makeTwoRankTrace(2), info, "simulated");
         QVERIFY2(second.ok(), second.message().c_str());
 
+        pacer::profiler::SavedSchedule schedule;
+        schedule.run_id = second.value();
+        schedule.name = "pace 256 KiB";
+        schedule.policy = "pace";
+        schedule.segment_bytes = 256 * 1024;
+        QVERIFY(pacer::profiler::saveSchedule(path.toStdString(), schedule).ok());
+
         QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
         m_window->openProject(path);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10'000);
+        QCOMPARE(m_window->projectModel()->overview().schedules.size(), std::size_t(1));
+        QCOMPARE(m_window->projectModel()->overview().schedules.front().name, QStringLiteral("pace 256 KiB"));
         // The latest run is shown, with the lanes the issue asks for.
         QCOMPARE(loaded.first().at(1).toLongLong(), qint64(second.value()));
         QCOMPARE(view()->model()->laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
@@ -252,32 +285,99 @@ private slots:
 #endif
     }
 
+    void runActionCapturesAndShowsTheNewRun()
+    {
+#if !PACER_GUI_HAVE_LAUNCHER || !PACER_GUI_HAVE_STORE || !defined(PACER_WORKER_PATH)
+        QSKIP("built without the run launcher, the store or pacer-worker");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString project = dir.filePath(QStringLiteral("mlp-2rank.pacer"));
+        QSignalSpy failedOpen(m_window.get(), &MainWindow::projectFailed);
+        QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
+        QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
+        QSignalSpy failed(m_window.get(), &MainWindow::runFailed);
+        m_window->setExperiment(QStringLiteral(PACER_SAMPLES_DIR "/experiments/mlp-2rank.json"), project);
+        m_window->setRunSettings({QStringLiteral("pace"), 64 * 1024, 4});
+        QVERIFY(m_window->runAction()->isEnabled());
+        m_window->runAction()->trigger();
+        auto* progress = m_window->findChild<QProgressBar*>();
+        QVERIFY(progress);
+        QVERIFY(progress->isVisible());
+        QVERIFY(!m_window->runAction()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() > 0, 120'000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20'000);
+        QCOMPARE(loaded.first().at(1).toLongLong(), finished.first().first().toLongLong());
+        QCOMPARE(view()->model()->laneNames().mid(0, 2), (QStringList{"rank 0 compute", "rank 0 comm"}));
+        QVERIFY(view()->model()->laneNames().contains("rank 1 comm"));
+        QVERIFY(!progress->isVisible());
+        QVERIFY(m_window->runAction()->isEnabled());
+        QCOMPARE(failedOpen.count(), 0);
+#endif
+    }
+
+    void unreadableProjectKeepsCurrentRun_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("reason");  // a word the message must contain, so it says why
+        QTest::newRow("text file") << "text" << "";
+        QTest::newRow("missing file") << "missing" << "";
+        QTest::newRow("foreign SQLite database") << "foreign" << "";
+        QTest::newRow("newer Pacer project") << "newer" << "newer";
+    }
     void unreadableProjectKeepsCurrentRun()
     {
 #if !PACER_GUI_HAVE_STORE
         QSKIP("built without the project store");
-#endif
+#else
+        QFETCH(QString, kind);
+        QFETCH(QString, reason);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString path = dir.filePath(QStringLiteral("not-a-project.pacer"));
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("this is a text file, not an SQLite database\n");
-        file.close();
+        const QString path = dir.filePath(QStringLiteral("project.pacer"));
+        const std::string file = path.toStdString();
+        if (kind == "text") {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("this is a text file, not an SQLite database\n");
+        } else if (kind == "foreign") {
+            auto db = pacer::profiler::sql::Db::open(file, pacer::profiler::sql::Db::Mode::Create);
+            QVERIFY(db.ok());
+            QVERIFY(db.value()->exec("CREATE TABLE photos(id INTEGER PRIMARY KEY, data BLOB)").ok());
+        } else if (kind == "newer") {
+            pacer::profiler::RunInfo info;
+            info.policy = "pace";
+            QVERIFY(pacer::profiler::writeRun(file, *test::makeTwoRankTrace(1), info).ok());
+            auto db = pacer::profiler::sql::Db::open(file, pacer::profiler::sql::Db::Mode::ReadWrite);
+            QVERIFY(db.ok());
+            QVERIFY(db.value()->exec("PRAGMA user_version = 999").ok());
+        }
+        QByteArray before;
+        if (QFile f(path); f.open(QIODevice::ReadOnly))
+            before = f.readAll();
+
         QSignalSpy failed(m_window.get(), &MainWindow::projectFailed);
         QSignalSpy loaded(m_window.get(), &MainWindow::projectLoaded);
         m_window->openProject(path);
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10'000);
         QCOMPARE(failed.first().at(0).toString(), path);
-        QVERIFY(!failed.first().at(1).toString().isEmpty());
+        const QString message = failed.first().at(1).toString();
+        QVERIFY(!message.isEmpty());
+        QVERIFY2(message.contains(reason, Qt::CaseInsensitive), qPrintable(message));
         QCOMPARE(loaded.count(), 0);
-        // The run on screen is still there, and the user got a message box saying why.
+        // The run on screen is still there, the file is as it was, and the user got a message box saying why.
         QCOMPARE(view()->model()->laneCount(), 4);
+        if (QFile f(path); f.open(QIODevice::ReadOnly))
+            QCOMPARE(f.readAll(), before);
+        else
+            QCOMPARE(kind, QStringLiteral("missing"));
         auto* box = m_window->findChild<QMessageBox*>(QStringLiteral("projectErrorBox"));
         QVERIFY(box);
         QTRY_VERIFY_WITH_TIMEOUT(box->isVisible(), 2000);
-        QCOMPARE(box->informativeText(), failed.first().at(1).toString());
+        QCOMPARE(box->informativeText(), message);
         box->close();
+#endif
     }
 };
 

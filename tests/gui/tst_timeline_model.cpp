@@ -40,6 +40,22 @@ private slots:
         QCOMPARE(model.laneCount(), 0);
     }
 
+    void lanesOrderStreamsAfterComm()
+    {
+        using pacer::profiler::TrackKind;
+        auto run = std::make_shared<pacer::profiler::RunTrace>();
+        // Unnamed tracks get names from rank, kind and id; streams come after compute and comm of their rank.
+        run->tracks = {{9, 1, TrackKind::CudaStream, {}}, {4, 0, TrackKind::CudaStream, {}}, {1, 0, TrackKind::Comm, {}},
+                       {0, 0, TrackKind::Compute, {}},    {3, 0, TrackKind::CudaStream, {}}, {2, 1, TrackKind::Compute, {}},
+                       {5, 2, TrackKind::Other, {}}};
+        TimelineModel model;
+        model.setTrace(run);
+        QCOMPARE(model.laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 0 stream 3", "rank 0 stream 4",
+                                                 "rank 1 compute", "rank 1 stream 9", "rank 2 track 5"}));
+        QCOMPARE(model.startTime(), qint64(0));  // no events: an empty but valid range
+        QCOMPARE(model.endTime(), qint64(1));
+    }
+
     void cutsToVisibleRange()
     {
         TimelineModel model;
@@ -72,8 +88,9 @@ private slots:
         const qint64 burst = 2 * 10'000'000 + 100'000;  // where the fixture puts its 40 tiny pieces
         // Whole run on 1000 px: 40 µs of pieces is 2 px, one folded item.
         QTest::newRow("zoomed out") << qint64(0) << qint64(20'200'000) << 1000.0 << 1 << test::kBurst;
-        // 400 µs on 1000 px: pieces 1.25 px wide, 2.5 px apart: closer than 3 px, so still one fold.
-        QTest::newRow("near") << burst - 100'000 << burst + 300'000 << 1000.0 << 1 << test::kBurst;
+        // 400 µs on 1000 px: pieces 1.25 px wide, 2.5 px apart: closer than 3 px, so they fold, but a fold
+        // takes only pieces starting within 12 px of its own start: 5 per fold, 8 folds.
+        QTest::newRow("near") << burst - 100'000 << burst + 300'000 << 1000.0 << 8 << 5;
         // 80 µs on 1000 px: each piece is 6.25 px wide and stands alone.
         QTest::newRow("zoomed in") << burst - 20'000 << burst + 60'000 << 1000.0 << test::kBurst << 1;
         // Narrow window over half the burst only: the fold covers just what is visible.

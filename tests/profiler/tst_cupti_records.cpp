@@ -83,6 +83,7 @@ private slots:
         QCOMPARE(find(EventKind::Memcpy).track, 1000);
         QCOMPARE(find(EventKind::Memset).track, 1001);
         QCOMPARE(find(EventKind::Runtime).tensor, 3);  // the launch shares the correlation id
+        QVERIFY2(find(EventKind::Runtime).name.rfind("cudaLaunchKernel", 0) == 0, find(EventKind::Runtime).name.c_str());
         QCOMPARE(find(EventKind::Sync).name, std::string("cudaStreamSynchronize"));
         const TraceEvent marker = find(EventKind::Marker);
         QCOMPARE(marker.name, std::string("segment 3[1]"));

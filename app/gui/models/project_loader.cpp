@@ -4,6 +4,8 @@
 #include <QDeadlineTimer>
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtConcurrent/QtConcurrentRun>
 
 #if PACER_GUI_HAVE_STORE
@@ -41,6 +43,22 @@ ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId)
         entry.segmentBytes = r.segment_bytes;
         snapshot.overview.runs.push_back(std::move(entry));
     }
+    // The experiment's own name, from the newest run that kept its experiment file.
+    for (auto it = runs.value().rbegin(); it != runs.value().rend(); ++it) {
+        const QJsonObject experiment = QJsonDocument::fromJson(QByteArray::fromStdString(it->experiment_json)).object();
+        if (experiment.value(QLatin1String("name")).isString()) {
+            snapshot.overview.experiment = experiment.value(QLatin1String("name")).toString();
+            break;
+        }
+    }
+    auto schedules = profiler::listSchedules(file);
+    if (!schedules.ok()) {
+        snapshot.error = QString::fromStdString(schedules.message());
+        return snapshot;
+    }
+    for (const profiler::SavedSchedule& saved : schedules.value())
+        snapshot.overview.schedules.push_back(
+            {saved.id, QString::fromStdString(saved.name), QString::fromStdString(saved.policy)});
     if (snapshot.overview.runs.empty())
         return snapshot;
     auto trace = profiler::readRun(file, runId);
@@ -50,6 +68,7 @@ ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId)
     }
     snapshot.runId = trace->run_id;
     snapshot.trace = std::make_shared<const profiler::RunTrace>(std::move(trace).value());
+    snapshot.index = buildTimelineIndex(snapshot.trace);
 #else
     (void)runId;
     snapshot.error = QStringLiteral("this build of pacer was made without the project store (profiler/project.h)");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/gui/models/project_tree_model.h"
+#include "app/gui/models/timeline_model.h"
 #include "profiler/trace_model.h"
 
 #include <QObject>
@@ -22,11 +23,13 @@ struct ProjectSnapshot {
     QString path;
     ProjectOverview overview;
     std::shared_ptr<const profiler::RunTrace> trace;  // null when the project has no runs yet
+    std::shared_ptr<const TimelineIndex> index;       // the timeline's index of trace, built on the reading thread
     std::int64_t runId = 0;                           // the run in trace (0 when none)
     QString error;                                    // non-empty: the project could not be read; why
 };
 
-// Reads a project synchronously (runId 0 = the latest run). Safe to call from any thread.
+// Reads a project synchronously (runId 0 = the latest run) and indexes its trace for the timeline. Safe to
+// call from any thread.
 ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId);
 
 class ProjectLoader : public QObject {

@@ -58,26 +58,18 @@ const QString& emptyString()
 
 }  // namespace
 
-TimelineModel::TimelineModel(QObject* parent) : QAbstractListModel(parent) {}
+TimelineModel::TimelineModel(QObject* parent) : QAbstractListModel(parent), m_index(buildTimelineIndex(nullptr)) {}
 
 TimelineModel::~TimelineModel() = default;
 
-void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
+std::shared_ptr<const TimelineIndex> buildTimelineIndex(std::shared_ptr<const RunTrace> trace)
 {
-    beginResetModel();
-    m_trace = std::move(trace);
-    m_lanes.clear();
-    m_iterations.clear();
-    m_names.clear();
-    m_shortNames.clear();
-    m_nameOfEvent.clear();
-    m_tensorIndex.clear();
-    m_start = 0;
-    m_end = 1;
-    m_minPriority = m_maxPriority = 0;
+    auto index = std::make_shared<TimelineIndex>();
+    TimelineIndex& x = *index;
+    x.trace = std::move(trace);
 
-    if (m_trace) {
-        const RunTrace& run = *m_trace;
+    if (x.trace) {
+        const RunTrace& run = *x.trace;
         std::vector<const profiler::Track*> tracks;
         for (const auto& t : run.tracks)
             tracks.push_back(&t);
@@ -90,17 +82,17 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
         });
         QHash<int, int> laneOfTrack;
         for (const profiler::Track* t : tracks) {
-            Lane lane;
+            TimelineIndex::Lane lane;
             lane.track = t->id;
             lane.rank = t->rank;
             lane.kind = t->kind;
             lane.name = t->name.empty() ? defaultTrackName(*t) : QString::fromStdString(t->name);
-            laneOfTrack.insert(t->id, static_cast<int>(m_lanes.size()));
-            m_lanes.push_back(std::move(lane));
+            laneOfTrack.insert(t->id, static_cast<int>(x.lanes.size()));
+            x.lanes.push_back(std::move(lane));
         }
 
         QHash<QString, int> nameIds;
-        m_nameOfEvent.resize(run.events.size(), 0);
+        x.nameOfEvent.resize(run.events.size(), 0);
         std::map<int, IterationMark> iterations;
         std::int64_t lo = std::numeric_limits<std::int64_t>::max();
         std::int64_t hi = std::numeric_limits<std::int64_t>::min();
@@ -110,11 +102,11 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             const QString name = QString::fromStdString(e.name);
             auto it = nameIds.find(name);
             if (it == nameIds.end()) {
-                it = nameIds.insert(name, static_cast<int>(m_names.size()));
-                m_names.push_back(name);
-                m_shortNames.push_back(shortName(name));
+                it = nameIds.insert(name, static_cast<int>(x.names.size()));
+                x.names.push_back(name);
+                x.shortNames.push_back(shortName(name));
             }
-            m_nameOfEvent[i] = it.value();
+            x.nameOfEvent[i] = it.value();
             lo = std::min(lo, e.start);
             hi = std::max(hi, e.end);
 
@@ -130,21 +122,21 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             const auto lane = laneOfTrack.constFind(e.track);
             if (lane == laneOfTrack.cend())
                 continue;  // an event on a track the run does not list: nothing to draw it in
-            m_lanes[static_cast<std::size_t>(lane.value())].events.push_back(static_cast<int>(i));
+            x.lanes[static_cast<std::size_t>(lane.value())].events.push_back(static_cast<int>(i));
             if (e.kind == EventKind::AllReduce && e.priority >= 0) {
-                m_minPriority = anyPriority ? std::min(m_minPriority, e.priority) : e.priority;
-                m_maxPriority = anyPriority ? std::max(m_maxPriority, e.priority) : e.priority;
+                x.minPriority = anyPriority ? std::min(x.minPriority, e.priority) : e.priority;
+                x.maxPriority = anyPriority ? std::max(x.maxPriority, e.priority) : e.priority;
                 anyPriority = true;
             }
         }
         if (lo <= hi) {
-            m_start = lo;
-            m_end = std::max(hi, lo + 1);
+            x.start = lo;
+            x.end = std::max(hi, lo + 1);
         }
         for (const auto& [index, mark] : iterations)
-            m_iterations.push_back(mark);
+            x.iterations.push_back(mark);
 
-        for (Lane& lane : m_lanes) {
+        for (TimelineIndex::Lane& lane : x.lanes) {
             // The store delivers events sorted by (track, start), but imported traces need not be.
             std::stable_sort(lane.events.begin(), lane.events.end(),
                              [&run](int a, int b) { return run.events[a].start < run.events[b].start; });
@@ -155,10 +147,17 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             for (std::size_t k = 0; k < lane.events.size(); ++k)
                 lane.durations[k] = run.events[lane.events[k]].end - run.events[lane.events[k]].start;
             lane.longest.clear();
-            for (const std::vector<std::int64_t>* below = &lane.durations; below->size() >= 2;) {
-                std::vector<std::int64_t> level(below->size() / 2);
-                for (std::size_t b = 0; b < level.size(); ++b)
-                    level[b] = std::max((*below)[2 * b], (*below)[2 * b + 1]);
+            // Level 0 pairs up events; each higher level pairs up the level below, keeping the longer one.
+            std::vector<int> positions(lane.events.size());
+            for (std::size_t k = 0; k < positions.size(); ++k)
+                positions[k] = static_cast<int>(k);
+            for (const std::vector<int>* below = &positions; below->size() >= 2;) {
+                std::vector<int> level(below->size() / 2);
+                for (std::size_t b = 0; b < level.size(); ++b) {
+                    const int l = (*below)[2 * b];
+                    const int r = (*below)[2 * b + 1];
+                    level[b] = lane.durations[static_cast<std::size_t>(r)] > lane.durations[static_cast<std::size_t>(l)] ? r : l;
+                }
                 lane.longest.push_back(std::move(level));
                 below = &lane.longest.back();
             }
@@ -174,34 +173,53 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
             const int id = run.tensors[k].id;
             if (id < 0 || id > 1'000'000)
                 continue;
-            if (static_cast<std::size_t>(id) >= m_tensorIndex.size())
-                m_tensorIndex.resize(static_cast<std::size_t>(id) + 1, -1);
-            m_tensorIndex[static_cast<std::size_t>(id)] = static_cast<int>(k);
+            if (static_cast<std::size_t>(id) >= x.tensorIndex.size())
+                x.tensorIndex.resize(static_cast<std::size_t>(id) + 1, -1);
+            x.tensorIndex[static_cast<std::size_t>(id)] = static_cast<int>(k);
         }
     }
+    return index;
+}
+
+void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
+{
+    setIndex(buildTimelineIndex(std::move(trace)));
+}
+
+void TimelineModel::setIndex(std::shared_ptr<const TimelineIndex> index)
+{
+    beginResetModel();
+    m_index = index ? std::move(index) : buildTimelineIndex(nullptr);
     endResetModel();
 }
 
-std::int64_t TimelineModel::Lane::longestIn(int first, int last) const
+int TimelineIndex::Lane::longestAt(int first, int last) const
 {
     // Climb the mipmap as in an iterative segment tree: take the odd ends at each level, move the aligned
     // middle up. Level L+1 has floor(size/2) entries, and an odd end is always taken before halving, so the
     // range stays inside every level; the top level has one entry, where the range closes.
-    std::int64_t best = 0;
+    int best = first;
+    auto consider = [&](int position) {
+        if (durations[static_cast<std::size_t>(position)] > durations[static_cast<std::size_t>(best)])
+            best = position;
+    };
     auto a = static_cast<std::size_t>(first);
     auto b = static_cast<std::size_t>(last);
-    const std::vector<std::int64_t>* level = &durations;
-    std::size_t depth = 0;
-    while (a < b) {
+    // Level "-1" holds the events themselves: entry i is position i.
+    if (a & 1)
+        consider(static_cast<int>(a++));
+    if (b & 1)
+        consider(static_cast<int>(--b));
+    a /= 2;
+    b /= 2;
+    for (std::size_t depth = 0; a < b && depth < longest.size(); ++depth) {
+        const std::vector<int>& level = longest[depth];
         if (a & 1)
-            best = std::max(best, (*level)[a++]);
+            consider(level[a++]);
         if (b & 1)
-            best = std::max(best, (*level)[--b]);
+            consider(level[--b]);
         a /= 2;
         b /= 2;
-        if (a >= b || depth >= longest.size())
-            break;
-        level = &longest[depth++];
     }
     return best;
 }
@@ -209,18 +227,18 @@ std::int64_t TimelineModel::Lane::longestIn(int first, int last) const
 QStringList TimelineModel::laneNames() const
 {
     QStringList names;
-    for (const Lane& lane : m_lanes)
+    for (const Lane& lane : m_index->lanes)
         names << lane.name;
     return names;
 }
 
 void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double minWidthPx,
-                                    std::vector<DrawItem>& out) const
+                                    std::vector<DrawItem>& out, double maxFoldPx) const
 {
-    if (!m_trace || laneIndex < 0 || laneIndex >= laneCount())
+    if (!m_index->trace || laneIndex < 0 || laneIndex >= laneCount())
         return;
-    const Lane& lane = m_lanes[static_cast<std::size_t>(laneIndex)];
-    const auto& events = m_trace->events;
+    const Lane& lane = m_index->lanes[static_cast<std::size_t>(laneIndex)];
+    const auto& events = m_index->trace->events;
     // First event that may reach into the view: ends are not sorted, their running maximum is.
     const auto firstIt = std::lower_bound(lane.maxEnd.begin(), lane.maxEnd.end(), axis.start);
     const int n = static_cast<int>(lane.events.size());
@@ -229,14 +247,20 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
 
     DrawItem fold;
     bool foldOpen = false;
+    int foldPeak = 0;  // position of the fold's longest event: it gives the fold its colour
     auto flushFold = [&] {
         if (!foldOpen)
             return;
         fold.x1 = std::max(fold.x1, fold.x0 + 1.0);
-        if (fold.count > 1)
-            fold.colour = foldedColour(fold.colour);
+        if (fold.count > 1) {
+            const TraceEvent& peak = events[static_cast<std::size_t>(lane.events[static_cast<std::size_t>(foldPeak)])];
+            fold.colour = foldedColour(eventColour(peak, m_index->minPriority, m_index->maxPriority));
+        }
         out.push_back(fold);
         foldOpen = false;
+    };
+    auto longer = [&lane](int a, int b) {
+        return lane.durations[static_cast<std::size_t>(a)] >= lane.durations[static_cast<std::size_t>(b)] ? a : b;
     };
 
     for (int k = static_cast<int>(firstIt - lane.maxEnd.begin()); k < n; ++k) {
@@ -247,32 +271,37 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
             continue;  // hidden behind a longer earlier event's end; nothing of it is visible
         const double x0 = std::clamp(axis.toX(e.start), clipLeft, clipRight);
         const double x1 = std::clamp(axis.toX(e.end), clipLeft, clipRight);
-        const QRgb colour = eventColour(e, m_minPriority, m_maxPriority);
         if (x1 - x0 >= minWidthPx) {
             flushFold();
-            out.push_back(DrawItem{x0, x1, laneIndex, k, 1, colour});
+            out.push_back(DrawItem{x0, x1, laneIndex, k, 1, eventColour(e, m_index->minPriority, m_index->maxPriority)});
             continue;
         }
-        if (foldOpen && x0 - fold.x1 < minWidthPx) {
+        if (foldOpen && x0 - fold.x1 < minWidthPx && x0 < fold.x0 + maxFoldPx) {
             fold.x1 = std::max(fold.x1, x1);
             ++fold.count;
+            foldPeak = longer(foldPeak, k);
         } else {
             flushFold();
-            fold = DrawItem{x0, x1, laneIndex, k, 1, colour};
+            fold = DrawItem{x0, x1, laneIndex, k, 1, eventColour(e, m_index->minPriority, m_index->maxPriority)};
             foldOpen = true;
+            foldPeak = k;
         }
-        // Jump over every event starting within the fold's reach when none of them is minWidthPx wide: each
-        // would have joined the fold one by one (its start is within reach of the growing fold), so the
-        // result is the same as the linear walk, in O(log n) per fold instead of O(events).
-        const double reachX = std::min(fold.x1 + minWidthPx, axis.left + axis.width);
+        // Jump over every event starting before the fold's reach when none of them is minWidthPx wide: each
+        // would have joined the fold one by one (its start is within reach of the growing fold), so the result
+        // is the same as the linear walk, in O(log n) per fold instead of O(events).
+        const double reachX = std::min({fold.x1 + minWidthPx, fold.x0 + maxFoldPx, axis.left + axis.width});
         const std::int64_t reach = std::min(axis.toTime(reachX), axis.end);
         const auto next = std::lower_bound(lane.starts.begin() + k + 1, lane.starts.end(), reach);
         const int j = static_cast<int>(next - lane.starts.begin());
-        if (j > k + 1 && static_cast<double>(lane.longestIn(k + 1, j)) * axis.pixelsPerNs() < minWidthPx) {
+        if (j <= k + 1)
+            continue;
+        const int peak = lane.longestAt(k + 1, j);
+        if (static_cast<double>(lane.durations[static_cast<std::size_t>(peak)]) * axis.pixelsPerNs() < minWidthPx) {
             const std::int64_t end = std::min(lane.maxEnd[static_cast<std::size_t>(j - 1)],
                                               reach + static_cast<std::int64_t>(minWidthPx * axis.nsPerPixel()));
             fold.x1 = std::max(fold.x1, std::clamp(axis.toX(end), clipLeft, clipRight));
             fold.count += j - (k + 1);
+            foldPeak = longer(foldPeak, peak);
             k = j - 1;
         }
     }
@@ -281,10 +310,10 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
 
 int TimelineModel::eventAt(int laneIndex, std::int64_t t, std::int64_t slackNs) const
 {
-    if (!m_trace || laneIndex < 0 || laneIndex >= laneCount())
+    if (!m_index->trace || laneIndex < 0 || laneIndex >= laneCount())
         return -1;
-    const Lane& lane = m_lanes[static_cast<std::size_t>(laneIndex)];
-    const auto& events = m_trace->events;
+    const Lane& lane = m_index->lanes[static_cast<std::size_t>(laneIndex)];
+    const auto& events = m_index->trace->events;
     const auto firstIt = std::lower_bound(lane.maxEnd.begin(), lane.maxEnd.end(), t - slackNs);
     int best = -1;
     std::int64_t bestDistance = std::numeric_limits<std::int64_t>::max();
@@ -304,22 +333,22 @@ int TimelineModel::eventAt(int laneIndex, std::int64_t t, std::int64_t slackNs) 
 
 const QString& TimelineModel::eventName(int event) const
 {
-    if (event < 0 || static_cast<std::size_t>(event) >= m_nameOfEvent.size())
+    if (event < 0 || static_cast<std::size_t>(event) >= m_index->nameOfEvent.size())
         return emptyString();
-    return m_names[static_cast<std::size_t>(m_nameOfEvent[static_cast<std::size_t>(event)])];
+    return m_index->names[static_cast<std::size_t>(m_index->nameOfEvent[static_cast<std::size_t>(event)])];
 }
 
 QString TimelineModel::eventDetails(int event) const
 {
-    if (!m_trace || event < 0 || static_cast<std::size_t>(event) >= m_trace->events.size())
+    if (!m_index->trace || event < 0 || static_cast<std::size_t>(event) >= m_index->trace->events.size())
         return {};
-    const TraceEvent& e = m_trace->events[static_cast<std::size_t>(event)];
+    const TraceEvent& e = m_index->trace->events[static_cast<std::size_t>(event)];
     QString rows;
     auto row = [&rows](const QString& key, const QString& value) {
         rows += QStringLiteral("<tr><td style='color:#6b7280'>%1</td><td>%2</td></tr>").arg(key, value.toHtmlEscaped());
     };
     row(QStringLiteral("kind"), eventKindLabel(e.kind));
-    row(QStringLiteral("start"), formatDuration(e.start - m_start));
+    row(QStringLiteral("start"), formatDuration(e.start - m_index->start));
     row(QStringLiteral("duration"), formatDuration(e.end - e.start));
     if (e.iteration >= 0)
         row(QStringLiteral("iteration"), QString::number(e.iteration));
@@ -327,9 +356,9 @@ QString TimelineModel::eventDetails(int event) const
         row(QStringLiteral("layer"), QString::number(e.layer));
     if (e.tensor >= 0) {
         const auto t = static_cast<std::size_t>(e.tensor);
-        const int idx = t < m_tensorIndex.size() ? m_tensorIndex[t] : -1;
+        const int idx = t < m_index->tensorIndex.size() ? m_index->tensorIndex[t] : -1;
         row(QStringLiteral("tensor"), idx >= 0 ? QStringLiteral("%1 (#%2)")
-                                                     .arg(QString::fromStdString(m_trace->tensors[static_cast<std::size_t>(idx)].name))
+                                                     .arg(QString::fromStdString(m_index->trace->tensors[static_cast<std::size_t>(idx)].name))
                                                      .arg(e.tensor)
                                                : QStringLiteral("#%1").arg(e.tensor));
     }
@@ -349,26 +378,26 @@ QString TimelineModel::eventDetails(int event) const
 
 QString TimelineModel::drawItemDetails(const DrawItem& item) const
 {
-    if (!m_trace || item.lane < 0 || item.lane >= laneCount())
+    if (!m_index->trace || item.lane < 0 || item.lane >= laneCount())
         return {};
-    const Lane& lane = m_lanes[static_cast<std::size_t>(item.lane)];
+    const Lane& lane = m_index->lanes[static_cast<std::size_t>(item.lane)];
     const auto first = static_cast<std::size_t>(item.first);
     if (first >= lane.events.size())
         return {};
     if (item.count <= 1)
         return eventDetails(lane.events[first]);
     const std::size_t last = std::min(lane.events.size(), first + static_cast<std::size_t>(item.count)) - 1;
-    const TraceEvent& a = m_trace->events[static_cast<std::size_t>(lane.events[first])];
+    const TraceEvent& a = m_index->trace->events[static_cast<std::size_t>(lane.events[first])];
     std::int64_t end = a.end;
     std::int64_t busy = 0;
     for (std::size_t k = first; k <= last; ++k) {
-        const TraceEvent& e = m_trace->events[static_cast<std::size_t>(lane.events[k])];
+        const TraceEvent& e = m_index->trace->events[static_cast<std::size_t>(lane.events[k])];
         end = std::max(end, e.end);
         busy += e.end - e.start;
     }
     return QStringLiteral("<b>%1 events folded</b> (zoom in to see them)<br>%2 … %3, busy %4")
         .arg(item.count)
-        .arg(formatDuration(a.start - m_start), formatDuration(end - m_start), formatDuration(busy));
+        .arg(formatDuration(a.start - m_index->start), formatDuration(end - m_index->start), formatDuration(busy));
 }
 
 int TimelineModel::rowCount(const QModelIndex& parent) const
@@ -380,7 +409,7 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Lane& lane = m_lanes[static_cast<std::size_t>(index.row())];
+    const Lane& lane = m_index->lanes[static_cast<std::size_t>(index.row())];
     switch (role) {
     case Qt::DisplayRole: return lane.name;
     case RankRole: return lane.rank;

@@ -37,6 +37,42 @@ struct IterationMark {
     std::int64_t end = 0;
 };
 
+// Everything the timeline derives from a run: lanes with their sorted events, running maxima and peak
+// mipmaps, interned names, the priority range. Built once per run by buildTimelineIndex(), which may run on
+// any thread (the project loader builds it next to the read, so a run of millions of events never stalls the
+// GUI), then shared read-only.
+struct TimelineIndex {
+    struct Lane {
+        int track = 0;
+        int rank = 0;
+        profiler::TrackKind kind = profiler::TrackKind::Compute;
+        QString name;
+        std::vector<int> events;           // indices into trace().events, sorted by start
+        std::vector<std::int64_t> starts;  // their starts, for lower_bound without touching the events
+        std::vector<std::int64_t> maxEnd;  // maxEnd[i] = max end of events[0..i]; non-decreasing
+        std::vector<std::int64_t> durations;
+        // longest[L][b] = position of the longest event among [b·2^(L+1), (b+1)·2^(L+1)): a mipmap of peaks,
+        // so a fold can ask "is anything in this range wide, and which is the longest?" in O(log n).
+        std::vector<std::vector<int>> longest;
+        int longestAt(int first, int last) const;  // position of the longest event in [first, last); first < last
+        std::int64_t longestIn(int first, int last) const { return durations[static_cast<std::size_t>(longestAt(first, last))]; }
+    };
+
+    std::shared_ptr<const profiler::RunTrace> trace;
+    std::vector<Lane> lanes;
+    std::vector<IterationMark> iterations;
+    std::vector<QString> names;        // interned event names
+    std::vector<QString> shortNames;   // the same, shortened for narrow spans
+    std::vector<int> nameOfEvent;      // event index -> names index
+    std::vector<int> tensorIndex;      // tensor id -> index in trace->tensors, -1 if unknown
+    std::int64_t start = 0;            // the time covered by drawn events ([0, 1) when empty)
+    std::int64_t end = 1;
+    int minPriority = 0;               // over all-reduce units with a priority
+    int maxPriority = 0;
+};
+
+std::shared_ptr<const TimelineIndex> buildTimelineIndex(std::shared_ptr<const profiler::RunTrace> trace);
+
 class TimelineModel : public QAbstractListModel {
     Q_OBJECT
 public:
@@ -47,54 +83,47 @@ public:
         EventCountRole,
     };
 
-    struct Lane {
-        int track = 0;
-        int rank = 0;
-        profiler::TrackKind kind = profiler::TrackKind::Compute;
-        QString name;
-        std::vector<int> events;           // indices into trace().events, sorted by start
-        std::vector<std::int64_t> starts;  // their starts, for lower_bound without touching the events
-        std::vector<std::int64_t> maxEnd;  // maxEnd[i] = max end of events[0..i]; non-decreasing
-        // longest[L][b] = the longest duration among events [b·2^(L+1), (b+1)·2^(L+1)): a mipmap of peaks,
-        // so the fold can ask "is anything in this range wide?" in O(log n).
-        std::vector<std::vector<std::int64_t>> longest;
-        std::vector<std::int64_t> durations;
-        std::int64_t longestIn(int first, int last) const;  // over events [first, last)
-    };
+    using Lane = TimelineIndex::Lane;
 
     explicit TimelineModel(QObject* parent = nullptr);
     ~TimelineModel() override;
 
-    // Shows a run; the model keeps the (immutable) trace alive. nullptr clears.
+    // Shows a run; the model keeps the (immutable) trace alive. nullptr clears. setTrace builds the index here
+    // and now; setIndex takes one built elsewhere (on a loader thread).
     void setTrace(std::shared_ptr<const profiler::RunTrace> trace);
-    const profiler::RunTrace* trace() const { return m_trace.get(); }
+    void setIndex(std::shared_ptr<const TimelineIndex> index);
+    const TimelineIndex& timelineIndex() const { return *m_index; }
+    const profiler::RunTrace* trace() const { return m_index->trace.get(); }
 
-    int laneCount() const { return static_cast<int>(m_lanes.size()); }
-    const Lane& lane(int index) const { return m_lanes.at(static_cast<std::size_t>(index)); }
+    int laneCount() const { return static_cast<int>(m_index->lanes.size()); }
+    const Lane& lane(int index) const { return m_index->lanes.at(static_cast<std::size_t>(index)); }
     QStringList laneNames() const;
-    const std::vector<IterationMark>& iterations() const { return m_iterations; }
+    const std::vector<IterationMark>& iterations() const { return m_index->iterations; }
 
     // The time covered by all drawn events ([0, 1) when empty).
-    std::int64_t startTime() const { return m_start; }
-    std::int64_t endTime() const { return m_end; }
-    int minPriority() const { return m_minPriority; }
-    int maxPriority() const { return m_maxPriority; }
+    std::int64_t startTime() const { return m_index->start; }
+    std::int64_t endTime() const { return m_index->end; }
+    int minPriority() const { return m_index->minPriority; }
+    int maxPriority() const { return m_index->maxPriority; }
 
     // Phase one of painting: appends the lane's visible events to out (which the caller clears and reuses),
-    // folding consecutive spans narrower than minWidthPx that lie within minWidthPx of each other. Inside a
-    // fold it jumps with lower_bound over the events that start within the next minWidthPx, so a zoomed-out
-    // lane costs O(pixels × log n), not O(n).
-    void appendDrawItems(int lane, const TimeAxis& axis, double minWidthPx, std::vector<DrawItem>& out) const;
+    // folding consecutive spans narrower than minWidthPx that start within minWidthPx of the fold's end and
+    // within maxFoldPx of its start. A fold takes the colour of its longest event (the peak, not a blend, so
+    // the dominant kind or priority stays visible zoomed out) and is capped in width so the structure of a
+    // dense lane (forward then backward, priorities) survives. Inside a fold it jumps with lower_bound and the
+    // peak mipmap, so a zoomed-out lane costs O(pixels × log n), not O(events).
+    void appendDrawItems(int lane, const TimeAxis& axis, double minWidthPx, std::vector<DrawItem>& out,
+                         double maxFoldPx = 12.0) const;
 
     // The event (index into trace().events) of the lane covering time t, or within slackNs of it; -1 if none.
     int eventAt(int lane, std::int64_t t, std::int64_t slackNs) const;
 
     // The interned display name of an event, so the paint path never converts strings.
     const QString& eventName(int event) const;
-    int eventNameId(int event) const { return m_nameOfEvent[static_cast<std::size_t>(event)]; }
-    const std::vector<QString>& names() const { return m_names; }
+    int eventNameId(int event) const { return m_index->nameOfEvent[static_cast<std::size_t>(event)]; }
+    const std::vector<QString>& names() const { return m_index->names; }
     // The same names shortened for narrow spans ("fc4.weight[1]" for "allreduce fc4.weight[1]").
-    const std::vector<QString>& shortNames() const { return m_shortNames; }
+    const std::vector<QString>& shortNames() const { return m_index->shortNames; }
 
     // Rich-text details for a tooltip: name, kind, time, duration, and for all-reduce units the tensor,
     // segment, bytes and priority.
@@ -107,17 +136,7 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
 private:
-    std::shared_ptr<const profiler::RunTrace> m_trace;
-    std::vector<Lane> m_lanes;
-    std::vector<IterationMark> m_iterations;
-    std::vector<QString> m_names;     // interned names
-    std::vector<QString> m_shortNames;
-    std::vector<int> m_nameOfEvent;   // event index -> m_names index
-    std::vector<int> m_tensorIndex;   // tensor id -> index in trace().tensors, -1 if unknown
-    std::int64_t m_start = 0;
-    std::int64_t m_end = 1;
-    int m_minPriority = 0;
-    int m_maxPriority = 0;
+    std::shared_ptr<const TimelineIndex> m_index;  // never null: an empty index when there is no run
 };
 
 }  // namespace pacer::gui

@@ -39,15 +39,17 @@ struct ObservedRun {
     std::vector<ObservedSpan> spans;
 };
 
-// Per-layer times are the median over the steady iterations (the first is left out when there are several:
-// it pays for allocation and warm caches) of each rank, then the maximum over ranks: a collective waits for
-// the slowest rank. The optimizer's cost per element is the median of the update spans.
+// Per-layer times: per iteration the slowest rank's time (a collective waits for the slowest rank), then the mean
+// over the steady iterations (the first is left out when there are several: it pays for allocation and warm
+// caches). Means, not medians: the measured iteration time is a mean, and on a loaded machine the occasional
+// descheduled layer is part of it. The optimizer's cost per element is the mean of the update spans.
 Result<Workload> extractWorkload(const ObservedRun& run);
 
 // Least squares over the observed collectives. Each collective appears on every rank; its time on the rank that
 // arrived last is the transfer alone (the others also waited for that rank), so the shortest span of each
-// (iteration, tensor, segment) is used. One pass drops outliers (beyond 4 median absolute deviations and 5%) and
-// refits. With a single message size the intercept cannot be told from the slope: alpha is then 0.
+// (iteration, tensor, segment) is used. Those are averaged per message size and the line is fitted to the
+// per-size means, weighted by their counts (means for the same reason as above). With a single message size the
+// intercept cannot be told from the slope: alpha is then 0.
 Result<CostModel> fitCostModel(const ObservedRun& run);
 
 // The observed steady iteration time in ms: the median of the Iteration spans after the first iteration,

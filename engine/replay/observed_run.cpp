@@ -262,8 +262,12 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
             const double predicted = static_cast<double>(c.at(static_cast<std::size_t>(x)));
             if (residuals[i++] <= std::max(4 * mad, 0.5 * predicted)) kept.emplace(x, v);
         }
-        if (kept.size() >= 2 && kept.size() < bySize.size()) c = fitWeighted(kept);
+        if (kept.size() >= 2 && kept.size() < bySize.size()) {
+            c = fitWeighted(kept);
+            bySize = std::move(kept);
+        }
     }
+    for (const auto& [x, v] : bySize) c.measured.emplace_back(x, v.first / v.second);
     return c;
 }
 

@@ -109,10 +109,19 @@ double lowerBoundMs(const Workload& w, const CostModel& cost) {
         if (t.layer == j) bytesJ += static_cast<double>(t.bytes());
     // Half a nanosecond per tensor allows for the per-unit rounding of CostModel::at.
     const double roundingSlack = 0.5 * static_cast<double>(w.tensors.size());
-    const double alpha = std::max(0.0, cost.alpha_ns);
-    const double waitJ = std::max(0.0, alpha + bytesJ * cost.ns_per_byte - slack - roundingSlack);
+    // With a table of measured sizes the cost is not affine; the line below every measured point and below the
+    // extrapolation above them bounds it from below, which is all the argument needs.
+    double beta = std::max(0.0, cost.ns_per_byte);
+    double alpha = std::max(0.0, cost.alpha_ns);
+    if (!cost.measured.empty()) {
+        beta = std::max(0.0, std::min(beta, cost.beyondSlope()));
+        for (const auto& [x, y] : cost.measured) alpha = std::min(alpha, y - beta * x);
+        alpha = std::min(alpha, cost.measured.front().second - cost.ns_per_byte * cost.measured.front().first);
+        alpha = std::max(0.0, alpha);
+    }
+    const double waitJ = std::max(0.0, alpha + bytesJ * beta - slack - roundingSlack);
     // The link carries every byte each iteration; one fused unit is the cheapest way.
-    const double comm = std::max(0.0, alpha + static_cast<double>(totalBytes) * cost.ns_per_byte - roundingSlack);
+    const double comm = std::max(0.0, alpha + static_cast<double>(totalBytes) * beta - roundingSlack);
     return toMs(std::max(compute + waitJ, comm));
 }
 

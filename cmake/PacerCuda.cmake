@@ -19,7 +19,7 @@ if(PACER_CUDA)
       set(CMAKE_CUDA_ARCHITECTURES 90)
     endif()
     enable_language(CUDA)
-    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD 17)  # nvcc 13 with CMake 3.25 knows no CUDA 20 dialect
     set(PACER_HAVE_CUDA 1)
     if(TARGET CUDA::cupti)
       set(PACER_HAVE_CUPTI 1)

@@ -260,7 +260,8 @@ Status Runtime::runDynamicIteration(int gen) {
             if (ready) announced[t] = true;
         }
         lock.unlock();
-        if (transport_.rank() == 0) encodeClock(clockNs(), control.data() + n);
+        const Nanos roundStart = clockNs();
+        if (transport_.rank() == 0) encodeClock(roundStart, control.data() + n);
         else std::fill(control.begin() + n, control.end(), 0.0f);
 
         PACER_RETURN_IF_ERROR(transport_.allreduce(control.data(), control.size()));
@@ -288,15 +289,17 @@ Status Runtime::runDynamicIteration(int gen) {
             if (p.tensor < 0 || p.tensor >= n || !globallyReady[p.tensor])
                 return Status::error("policy '" + std::string(policy_->name()) + "' chose tensor " +
                                      std::to_string(p.tensor) + " before its gradient was ready on every rank");
-        PACER_RETURN_IF_ERROR(execute(*unit, gen));
+        // The unit's span starts with the agreement round that chose it: in dynamic mode that round is part of
+        // what each unit costs, so the timeline shows it and replay's fitted per-call cost includes it.
+        PACER_RETURN_IF_ERROR(execute(*unit, gen, roundStart));
         pendingDone = std::move(unit);
         enterAtOnce = true;
     }
 }
 
-Status Runtime::execute(const CommUnit& unit, int gen) {
+Status Runtime::execute(const CommUnit& unit, int gen, Nanos spanStart) {
     SegmentRange range(options_.gpu, unit);
-    const Nanos start = clockNs();
+    const Nanos start = spanStart >= 0 ? spanStart : clockNs();
     if (options_.gpu) {
         for (const Piece& p : unit.pieces) {
             void* event = nullptr;

@@ -64,7 +64,7 @@ private:
     Status runPlanIteration(int gen);
     Status runDynamicIteration(int gen);
     Status waitLocallyReady(const CommUnit& unit, int gen);
-    Status execute(const CommUnit& unit, int gen);
+    Status execute(const CommUnit& unit, int gen, Nanos spanStart = -1);  // spanStart < 0: now
     void fail(Status error);
     Nanos clockNs() const;
 

@@ -1,0 +1,64 @@
+#include "app/cli/commands/commands.h"
+
+#include <cstdio>
+
+namespace pacer::cli {
+
+void printJson(const nlohmann::json& j) {
+    const std::string text = j.dump(2) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> all = {
+        {"capture",
+         "capture --experiment FILE --out PROJECT [--ranks N] [--policy P] [--segment-bytes S] [--iterations K]\n"
+         "                  [--backend cpu|gpu] [--order dynamic|plan] [--link-gbps G] [--link-latency-us U]\n"
+         "                  [--timeout-s T] [--json]",
+         {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "link-gbps",
+           "link-latency-us", "timeout-s"},
+          {"json"},
+          false},
+         runCapture},
+        {"replay",
+         "replay  (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P [--segment-bytes S]\n"
+         "                  [--priorities FILE] [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X]\n"
+         "                  [--bucket-bytes S] [--credit C] [--iterations K] [--fusion-search] [--save-to PROJECT] [--json]",
+         {{"project", "run", "model", "policy", "segment-bytes", "priorities", "ranks", "link-gbps", "link-latency-us",
+           "compute-speed", "bucket-bytes", "credit", "iterations", "save-to", "device-tflops"},
+          {"json", "fusion-search"},
+          false},
+         runReplay},
+        {"sweep",
+         "sweep   (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P\n"
+         "                  (--segment-bytes MIN:MAX | --bucket-bytes MIN:MAX | --credit MIN:MAX)\n"
+         "                  [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X] [--json]",
+         {{"project", "run", "model", "policy", "segment-bytes", "bucket-bytes", "credit", "ranks", "link-gbps",
+           "link-latency-us", "compute-speed", "device-tflops"},
+          {"json"},
+          false},
+         runSweep},
+        {"compare",
+         "compare --project PROJECT RUN_OR_SCHEDULE... [--json]   (a run id, or POLICY[:SEGMENT_BYTES] replayed on\n"
+         "                  the latest run)",
+         {{"project", "run"}, {"json"}, true},
+         runCompare},
+        {"import", "import  --format chrome|nsys FILE... --out PROJECT [--json]", {{"format", "out"}, {"json"}, true},
+         runImport},
+        {"export", "export  --format chrome --project PROJECT --run ID --out FILE",
+         {{"format", "project", "run", "out"}, {}, false}, runExport},
+        {"merge", "merge   RANK_FILE... --out PROJECT [--json]", {{"out"}, {"json"}, true}, runMerge},
+        {"runs",
+         "runs    --project PROJECT [--rename ID --label TEXT | --delete ID | --annotate ID --note TEXT] [--json]",
+         {{"project", "rename", "label", "delete", "annotate", "note"}, {"json"}, false},
+         runRuns},
+        {"zoo", "zoo     list [--json]", {{}, {"json"}, true}, runZoo},
+        {"bench",
+         "bench   allreduce [--algorithm A] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S] [--iterations K] [--json]",
+         {{"algorithm", "ranks", "sizes", "segment-bytes", "iterations"}, {"json"}, true},
+         runBench},
+    };
+    return all;
+}
+
+}  // namespace pacer::cli

@@ -1,0 +1,208 @@
+// pacer-cli replay / sweep / compare: predict schedules from a trace or a zoo profile with the same policy
+// objects the engine runs, on a virtual clock.
+#include "app/cli/commands/commands.h"
+#include "app/cli/commands/replay_source.h"
+#include "app/common/policy_json.h"
+#include "app/common/trace_conversion.h"
+#include "app/common/units.h"
+#include "profiler/project.h"
+
+#include <cstdio>
+
+namespace pacer::cli {
+namespace {
+
+engine::ReplayResult replayOrThrow(const ReplaySource& s, const engine::PolicyConfig& config,
+                                   const engine::WhatIf& whatIf, int iterations) {
+    engine::SimOptions options;
+    if (iterations > 0) options.iterations = iterations;
+    auto r = engine::replay(s.workload, s.cost, config, whatIf, options);
+    if (!r.ok()) throw usageError(r.status().message());
+    return std::move(r).value();
+}
+
+void printFigures(const char* label, const engine::SimFigures& f) {
+    std::printf("%-24s %9.3f ms/iter  (compute %.3f, comm %.3f, exposed comm %.3f, overlap %.0f%%, lower bound %.3f)\n",
+                label, f.iter_ms, f.compute_ms, f.comm_ms, f.exposed_comm_ms, f.overlap * 100, f.lower_bound_ms);
+}
+
+}  // namespace
+
+int runReplay(const Args& args) {
+    if (!args.has("policy") && !args.has("priorities")) throw usageError("option '--policy' is required");
+    const ReplaySource source = loadReplaySource(args);
+    engine::PolicyConfig config = policyFrom(args, source.observedConfig);
+    const engine::WhatIf whatIf = whatIfFrom(args);
+    const int iterations = args.integer("iterations", 2, 1000).value_or(0);
+
+    nlohmann::json out;
+    if (args.flag("fusion-search")) {
+        auto fusion = engine::searchFusion(source.workload, source.cost, config, whatIf);
+        if (!fusion.ok()) throw usageError(fusion.status().message());
+        config.fusion_groups = fusion.value().groups;
+        out["fusion"] = {{"groups", fusion.value().groups},
+                         {"before_ms", fusion.value().before_ms},
+                         {"after_ms", fusion.value().after_ms}};
+    }
+    const engine::ReplayResult result = replayOrThrow(source, config, whatIf, iterations);
+
+    if (auto saveTo = args.value("save-to")) {
+        app::SimulatedRunInfo info{"replay " + config.name + " of " + source.description, config.name,
+                                   static_cast<std::int64_t>(config.segment_bytes),
+                                   iterations > 0 ? iterations : engine::SimOptions{}.iterations};
+        profiler::RunInfo runInfo;
+        runInfo.label = info.label;
+        runInfo.policy = info.policy;
+        runInfo.segment_bytes = info.segmentBytes;
+        runInfo.ranks = 1;
+        runInfo.iterations = info.iterations;
+        runInfo.backend = "replay";
+        runInfo.experiment_json = app::policyConfigToJson(config).dump();
+        auto runId = profiler::writeRun(*saveTo, app::traceFromSimulation(result.sim, source.workload, info), runInfo);
+        if (!runId.ok()) throw usageError(runId.status().message());
+        out["saved_run_id"] = runId.value();
+    }
+
+    out.update(figuresJson(result.sim.figures));
+    out["source"] = source.description;
+    out["policy"] = app::policyConfigToJson(config);
+    out["alpha_us"] = result.cost.alpha_ns / 1e3;
+    out["bandwidth_gbps"] = result.cost.ns_per_byte > 0 ? 8.0 / result.cost.ns_per_byte : 0.0;
+    out["units_per_iteration"] = result.sim.order.size();
+    if (source.measuredIterMs > 0) out["measured_iter_ms"] = source.measuredIterMs;
+    if (args.flag("json")) {
+        printJson(out);
+        return 0;
+    }
+    std::printf("replay of %s\n", source.description.c_str());
+    printFigures((config.name + " " + app::formatSize(static_cast<std::int64_t>(config.segment_bytes))).c_str(),
+                 result.sim.figures);
+    if (source.measuredIterMs > 0) std::printf("measured (as captured)    %9.3f ms/iter\n", source.measuredIterMs);
+    if (out.contains("fusion"))
+        std::printf("fusion search: %zu groups, %.3f -> %.3f ms/iter\n", config.fusion_groups.size(),
+                    out["fusion"]["before_ms"].get<double>(), out["fusion"]["after_ms"].get<double>());
+    if (out.contains("saved_run_id")) std::printf("saved as run %lld\n", out["saved_run_id"].get<long long>());
+    return 0;
+}
+
+int runSweep(const Args& args) {
+    const ReplaySource source = loadReplaySource(args);
+    if (!args.has("policy")) throw usageError("option '--policy' is required");
+    std::string knob;
+    std::int64_t lo = 0, hi = 0;
+    for (const char* k : {"segment-bytes", "bucket-bytes", "credit"}) {
+        auto v = args.value(k);
+        if (!v || v->find(':') == std::string::npos) continue;
+        if (!knob.empty()) throw usageError("sweep one knob at a time");
+        knob = k;
+        if (knob == "credit") {
+            const auto colon = v->find(':');
+            try {
+                lo = std::stoll(v->substr(0, colon));
+                hi = std::stoll(v->substr(colon + 1));
+            } catch (const std::exception&) {
+                throw usageError("--credit must be MIN:MAX, e.g. 1:16");
+            }
+            if (lo < 1 || lo > hi) throw usageError("--credit must be MIN:MAX with 1 <= MIN <= MAX");
+        } else {
+            std::tie(lo, hi) = *args.sizeRange(k);
+        }
+    }
+    if (knob.empty()) throw usageError("give a range to sweep: --segment-bytes MIN:MAX, --bucket-bytes MIN:MAX or --credit MIN:MAX");
+    const engine::PolicyConfig base = policyFrom(args, source.observedConfig);
+    std::string engineKnob = knob;
+    std::replace(engineKnob.begin(), engineKnob.end(), '-', '_');
+    auto points = engine::sweep(source.workload, source.cost, base, engineKnob, lo, hi, whatIfFrom(args));
+    if (!points.ok()) throw usageError(points.status().message());
+    if (points.value().empty()) throw usageError("the sweep range holds no setting");
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < points.value().size(); ++i)
+        if (points.value()[i].figures.iter_ms < points.value()[best].figures.iter_ms) best = i;
+
+    auto settingOf = [&](const engine::PolicyConfig& c) -> std::int64_t {
+        if (knob == "segment-bytes") return static_cast<std::int64_t>(c.segment_bytes);
+        if (knob == "bucket-bytes") return static_cast<std::int64_t>(c.bucket_bytes);
+        return c.credit;
+    };
+    if (args.flag("json")) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const engine::SweepPoint& p : points.value()) {
+            nlohmann::json row = figuresJson(p.figures);
+            row[engineKnob] = settingOf(p.config);
+            rows.push_back(row);
+        }
+        printJson({{"source", source.description},
+                   {"policy", base.name},
+                   {"knob", engineKnob},
+                   {"points", rows},
+                   {"best", {{engineKnob, settingOf(points.value()[best].config)},
+                             {"predicted_iter_ms", points.value()[best].figures.iter_ms}}}});
+        return 0;
+    }
+    std::printf("sweep of %s over %s, policy %s\n", source.description.c_str(), knob.c_str(), base.name.c_str());
+    for (std::size_t i = 0; i < points.value().size(); ++i) {
+        const engine::SweepPoint& p = points.value()[i];
+        const std::string setting = knob == "credit" ? std::to_string(p.config.credit) : app::formatSize(settingOf(p.config));
+        std::printf("%s %-12s %9.3f ms/iter  exposed comm %.3f ms\n", i == best ? "*" : " ", setting.c_str(),
+                    p.figures.iter_ms, p.figures.exposed_comm_ms);
+    }
+    return 0;
+}
+
+int runCompare(const Args& args) {
+    const std::string project = args.required("project");
+    if (args.positionals().empty()) throw usageError("name at least one run id or POLICY[:SEGMENT_BYTES] to compare");
+    const std::int64_t baseRun = args.integer("run", 1, 1 << 30).value_or(0);
+    nlohmann::json rows = nlohmann::json::array();
+    ReplaySource latest;
+    bool latestLoaded = false;
+    for (const std::string& item : args.positionals()) {
+        nlohmann::json row;
+        const bool isRun = !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
+        if (isRun) {
+            const ReplaySource s = loadRunSource(project, std::stoll(item));
+            const engine::ReplayResult r = replayOrThrow(s, s.observedConfig, {}, 0);
+            row = figuresJson(r.sim.figures);
+            row["item"] = item;
+            row["kind"] = "run";
+            row["policy"] = s.observedPolicy;
+            row["measured_iter_ms"] = s.measuredIterMs;
+        } else {
+            if (!latestLoaded) {
+                latest = loadRunSource(project, baseRun);
+                latestLoaded = true;
+            }
+            engine::PolicyConfig config = latest.observedConfig;
+            const auto colon = item.find(':');
+            config.name = item.substr(0, colon);
+            if (colon != std::string::npos) {
+                auto bytes = app::parseSize(item.substr(colon + 1));
+                if (!bytes || *bytes == 0) throw usageError("'" + item + "': the segment size is not a size");
+                config.segment_bytes = static_cast<std::size_t>(*bytes);
+            }
+            const engine::ReplayResult r = replayOrThrow(latest, config, {}, 0);
+            row = figuresJson(r.sim.figures);
+            row["item"] = item;
+            row["kind"] = "replay";
+            row["policy"] = config.name;
+            row["of_run"] = latest.runId;
+        }
+        rows.push_back(row);
+    }
+    if (args.flag("json")) {
+        printJson({{"project", project}, {"items", rows}});
+        return 0;
+    }
+    std::printf("%-20s %-8s %-14s %12s %12s %12s %9s\n", "item", "kind", "policy", "predicted ms", "measured ms",
+                "exposed ms", "overlap");
+    for (const auto& row : rows) {
+        std::printf("%-20s %-8s %-14s %12.3f %12s %12.3f %8.0f%%\n", row["item"].get<std::string>().c_str(),
+                    row["kind"].get<std::string>().c_str(), row["policy"].get<std::string>().c_str(),
+                    row["predicted_iter_ms"].get<double>(),
+                    row.contains("measured_iter_ms") ? std::to_string(row["measured_iter_ms"].get<double>()).c_str() : "-",
+                    row["exposed_comm_ms"].get<double>(), row["overlap"].get<double>() * 100);
+    }
+    return 0;
+}
+
+}  // namespace pacer::cli

@@ -1,0 +1,111 @@
+#include "app/cli/commands/replay_source.h"
+
+#include "app/cli/commands/commands.h"
+#include "app/common/policy_json.h"
+#include "app/common/trace_conversion.h"
+#include "engine/replay/observed_run.h"
+#include "engine/replay/zoo.h"
+#include "pacer/config.h"
+#include "profiler/project.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace pacer::cli {
+
+ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
+    if (!std::filesystem::exists(project)) throw usageError(project + ": no such file");
+    if (auto st = profiler::checkProject(project); !st.ok()) throw usageError(st.message());
+    auto trace = profiler::readRun(project, runId);
+    if (!trace.ok()) throw usageError(trace.status().message());
+    const engine::ObservedRun observed = app::observedFromTrace(trace.value());
+    auto workload = engine::extractWorkload(observed);
+    if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
+                                         " cannot be replayed: " + workload.status().message());
+    auto cost = engine::fitCostModel(observed);
+    if (!cost.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
+                                     ": no link cost can be fitted: " + cost.status().message());
+    ReplaySource s;
+    s.workload = std::move(workload).value();
+    s.cost = cost.value();
+    s.runId = trace.value().run_id;
+    s.observedPolicy = trace.value().policy;
+    s.observedConfig.name = trace.value().policy.empty() ? "fifo" : trace.value().policy;
+    if (trace.value().segment_bytes > 0) s.observedConfig.segment_bytes = static_cast<std::size_t>(trace.value().segment_bytes);
+    s.description = project + " run " + std::to_string(s.runId) + " (" + s.observedPolicy + ", " +
+                    std::to_string(trace.value().ranks) + " ranks)";
+    auto runs = profiler::listRuns(project);
+    if (runs.ok()) {
+        for (const profiler::RunSummary& r : runs.value()) {
+            if (r.run_id != s.runId) continue;
+            if (auto it = r.metrics.find("iter_ms"); it != r.metrics.end()) s.measuredIterMs = it->second;
+        }
+    }
+    return s;
+}
+
+ReplaySource loadReplaySource(const Args& args) {
+    const auto project = args.value("project");
+    const auto model = args.value("model");
+    if (project.has_value() == model.has_value()) throw usageError("give exactly one of --project or --model");
+    if (project) {
+        const std::int64_t run = args.integer("run", 1, 1 << 30).value_or(0);
+        return loadRunSource(*project, run);
+    }
+    if (args.has("run")) throw usageError("--run goes with --project");
+    const double tflops = args.number("device-tflops", 0.001, 1e6).value_or(0);
+    auto workload = engine::loadProfile(*model, tflops, zooDirs());
+    if (!workload.ok()) throw usageError(workload.status().message());
+    ReplaySource s;
+    s.workload = std::move(workload).value();
+    s.description = "model " + *model;
+    return s;  // the default cost model; --link-gbps / --link-latency-us set it
+}
+
+engine::WhatIf whatIfFrom(const Args& args) {
+    engine::WhatIf w;
+    w.ranks = args.integer("ranks", 1, 4096).value_or(0);
+    w.link_gbps = args.number("link-gbps", 0.001, 100000).value_or(0);
+    w.link_latency_us = args.number("link-latency-us", 0, 1e6).value_or(-1);
+    w.compute_speed = args.number("compute-speed", 0.001, 1000).value_or(1.0);
+    return w;
+}
+
+engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base) {
+    if (auto p = args.value("policy")) base.name = *p;
+    if (auto s = args.value("segment-bytes"); s && s->find(':') == std::string::npos)
+        base.segment_bytes = static_cast<std::size_t>(*args.size("segment-bytes"));
+    if (auto s = args.value("bucket-bytes"); s && s->find(':') == std::string::npos)
+        base.bucket_bytes = static_cast<std::size_t>(*args.size("bucket-bytes"));
+    if (auto c = args.value("credit"); c && c->find(':') == std::string::npos)
+        base.credit = *args.integer("credit", -1000000, 1000000);
+    if (auto file = args.value("priorities")) {
+        std::ifstream in(*file);
+        if (!in) throw usageError(*file + ": cannot be read");
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(in);
+            base.priorities = j.is_object() ? j.at("priorities").get<std::vector<int>>() : j.get<std::vector<int>>();
+        } catch (const nlohmann::json::exception& e) {
+            throw usageError(*file + ": expected a JSON array of priorities, one per tensor (" + e.what() + ")");
+        }
+        if (!args.value("policy")) base.name = "manual";
+    }
+    return base;
+}
+
+std::vector<std::string> zooDirs() {
+    std::vector<std::string> dirs = engine::defaultZooDirs();
+    dirs.push_back(PACER_SOURCE_DIR "/samples/zoo");
+    return dirs;
+}
+
+nlohmann::json figuresJson(const engine::SimFigures& f) {
+    return {{"predicted_iter_ms", f.iter_ms}, {"lower_bound_ms", f.lower_bound_ms}, {"compute_ms", f.compute_ms},
+            {"comm_ms", f.comm_ms},           {"exposed_comm_ms", f.exposed_comm_ms}, {"overlap", f.overlap},
+            {"idle_ms", f.idle_ms}};
+}
+
+}  // namespace pacer::cli

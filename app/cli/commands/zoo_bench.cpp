@@ -1,0 +1,64 @@
+// pacer-cli zoo / bench: the model-zoo profiles, and the all-reduce benchmark (nccl-tests style).
+#include "app/cli/commands/commands.h"
+#include "app/cli/commands/replay_source.h"
+#include "engine/bench/allreduce_bench.h"
+#include "engine/replay/zoo.h"
+
+#include <cstdio>
+
+namespace pacer::cli {
+
+int runZoo(const Args& args) {
+    if (args.positionals() != std::vector<std::string>{"list"}) throw usageError("usage: pacer-cli zoo list [--json]");
+    nlohmann::json list = nlohmann::json::array();
+    for (const std::string& name : engine::zooNames(zooDirs())) {
+        auto w = engine::loadProfile(name, 0, zooDirs());
+        if (!w.ok()) throw usageError(w.status().message());
+        std::size_t params = 0;
+        for (const engine::TensorInfo& t : w.value().tensors) params += t.elements;
+        list.push_back({{"name", name}, {"tensors", w.value().tensors.size()}, {"parameters", params},
+                        {"layers", w.value().layers.size()}});
+    }
+    if (args.flag("json")) {
+        printJson({{"models", list}});
+        return 0;
+    }
+    std::printf("%-16s %8s %14s %8s\n", "model", "tensors", "parameters", "layers");
+    for (const auto& m : list)
+        std::printf("%-16s %8zu %14zu %8zu\n", m["name"].get<std::string>().c_str(), m["tensors"].get<std::size_t>(),
+                    m["parameters"].get<std::size_t>(), m["layers"].get<std::size_t>());
+    return 0;
+}
+
+int runBench(const Args& args) {
+    if (args.positionals() != std::vector<std::string>{"allreduce"})
+        throw usageError("usage: pacer-cli bench allreduce [--algorithm A] [--ranks N] [--sizes MIN:MAX] ...");
+    engine::AllreduceBenchOptions o;
+    if (auto a = args.value("algorithm")) o.algorithm = *a;
+    if (auto r = args.integer("ranks", 1, 64)) o.ranks = *r;
+    if (auto s = args.sizeRange("sizes")) std::tie(o.min_bytes, o.max_bytes) = *s;
+    if (auto s = args.size("segment-bytes")) o.segment_bytes = static_cast<std::size_t>(*s);
+    if (auto k = args.integer("iterations", 1, 100000)) o.iterations = *k;
+    auto rows = engine::runAllreduceBench(o);
+    if (!rows.ok()) throw usageError(rows.status().message());
+    if (args.flag("json")) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& r : rows.value())
+            list.push_back({{"bytes", r.bytes}, {"time_us", r.time_us}, {"algbw_gbs", r.algbw}, {"busbw_gbs", r.busbw},
+                            {"wrong", r.wrong}, {"gloo_time_us", r.gloo_time_us}, {"gloo_busbw_gbs", r.gloo_busbw},
+                            {"ratio_vs_gloo", r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0.0}});
+        printJson({{"algorithm", o.algorithm}, {"ranks", o.ranks}, {"rows", list}});
+        return 0;
+    }
+    std::printf("# all-reduce, %d ranks, algorithm %s, float32 sum; gloo::allreduce measured in the same run\n",
+                o.ranks, o.algorithm.c_str());
+    std::printf("%12s %12s %10s %10s %7s %14s %12s %8s\n", "size(B)", "time(us)", "algbw", "busbw", "#wrong",
+                "gloo time(us)", "gloo busbw", "ratio");
+    for (const auto& r : rows.value())
+        std::printf("%12zu %12.1f %10.3f %10.3f %7zu %14.1f %12.3f %8.3f\n", static_cast<std::size_t>(r.bytes),
+                    r.time_us, r.algbw, r.busbw, static_cast<std::size_t>(r.wrong), r.gloo_time_us, r.gloo_busbw,
+                    r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0.0);
+    return 0;
+}
+
+}  // namespace pacer::cli

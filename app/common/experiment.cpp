@@ -1,0 +1,184 @@
+#include "app/common/experiment.h"
+
+#include "app/common/units.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace pacer::app {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Reads one optional field with a type check; a wrong type is an error naming the field.
+template <typename T>
+bool readField(const json& j, const char* key, T& out, std::string* error) {
+    auto it = j.find(key);
+    if (it == j.end()) return true;
+    try {
+        out = it->get<T>();
+        return true;
+    } catch (const json::exception&) {
+        *error = std::string("'") + key + "' has the wrong type (" + it->type_name() + ")";
+        return false;
+    }
+}
+
+bool validate(const Experiment& e, std::string* error) {
+    auto fail = [&](std::string msg) {
+        *error = std::move(msg);
+        return false;
+    };
+    if (e.ranks < 1 || e.ranks > 64) return fail("'ranks' must be between 1 and 64, got " + std::to_string(e.ranks));
+    if (e.backend != "cpu" && e.backend != "gpu") return fail("'backend' must be cpu or gpu, got '" + e.backend + "'");
+    if (e.iterations < 1 || e.iterations > 1000000) return fail("'iterations' must be between 1 and 1000000");
+    if (e.warmupIterations < 0 || e.warmupIterations >= e.iterations)
+        return fail("'warmup_iterations' must be at least 0 and below 'iterations'");
+    if (e.batchPerRank < 1 || e.batchPerRank > 1 << 20) return fail("'batch_per_rank' must be between 1 and 1048576");
+    if (e.threadsPerRank < 1 || e.threadsPerRank > 256) return fail("'threads_per_rank' must be between 1 and 256");
+    if (e.order != "dynamic" && e.order != "plan") return fail("'order' must be dynamic or plan, got '" + e.order + "'");
+    if (!(e.linkGbps >= 0) || e.linkGbps > 10000) return fail("'link.gbps' must be between 0 and 10000");
+    if (!(e.linkLatencyUs >= 0) || e.linkLatencyUs > 1e6) return fail("'link.latency_us' must be between 0 and 1e6");
+    if (!(e.timeoutSeconds > 0) || e.timeoutSeconds > 86400) return fail("'timeout_s' must be above 0 and at most 86400");
+    if (!e.model.is_object()) return fail("'model' must be an object or a model file");
+    if (!e.policy.is_object() || !e.policy.contains("name") || !e.policy["name"].is_string())
+        return fail("'policy' must be an object with a 'name'");
+    return true;
+}
+
+// Sizes in a policy may be written "256KiB": turn them into plain byte counts for the engine.
+bool normalisePolicySizes(json& policy, std::string* error) {
+    for (auto& [key, value] : policy.items()) {
+        const bool isSize = key.size() > 6 && key.compare(key.size() - 6, 6, "_bytes") == 0;
+        if (!isSize) continue;
+        if (value.is_string()) {
+            auto bytes = parseSize(value.get<std::string>());
+            if (!bytes) {
+                *error = "policy '" + key + "': '" + value.get<std::string>() + "' is not a size (use B, KiB, MiB, GiB)";
+                return false;
+            }
+            value = *bytes;
+        } else if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
+            *error = "policy '" + key + "' must be a size such as 4MiB";
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+json Experiment::toJson() const {
+    return json{{"name", name},
+                {"model", model},
+                {"ranks", ranks},
+                {"backend", backend},
+                {"iterations", iterations},
+                {"warmup_iterations", warmupIterations},
+                {"batch_per_rank", batchPerRank},
+                {"seed", seed},
+                {"threads_per_rank", threadsPerRank},
+                {"optimizer", optimizer},
+                {"policy", policy},
+                {"order", order},
+                {"link", {{"gbps", linkGbps}, {"latency_us", linkLatencyUs}}},
+                {"timeout_s", timeoutSeconds},
+                {"trace", trace}};
+}
+
+std::optional<Experiment> parseExperiment(const json& j, const std::string& baseDir, std::string* error) {
+    if (!j.is_object()) {
+        *error = "an experiment must be a JSON object";
+        return std::nullopt;
+    }
+    Experiment e;
+    std::string modelRef;
+    bool ok = readField(j, "name", e.name, error) && readField(j, "ranks", e.ranks, error) &&
+              readField(j, "backend", e.backend, error) && readField(j, "iterations", e.iterations, error) &&
+              readField(j, "warmup_iterations", e.warmupIterations, error) &&
+              readField(j, "batch_per_rank", e.batchPerRank, error) && readField(j, "seed", e.seed, error) &&
+              readField(j, "threads_per_rank", e.threadsPerRank, error) &&
+              readField(j, "order", e.order, error) && readField(j, "timeout_s", e.timeoutSeconds, error) &&
+              readField(j, "trace", e.trace, error);
+    if (!ok) return std::nullopt;
+    if (auto it = j.find("optimizer"); it != j.end()) e.optimizer = *it;
+    if (auto it = j.find("policy"); it != j.end()) {
+        if (it->is_string()) e.policy = json{{"name", *it}};
+        else e.policy = *it;
+    }
+    if (auto it = j.find("link"); it != j.end()) {
+        if (!it->is_object()) {
+            *error = "'link' must be an object with 'gbps' and 'latency_us'";
+            return std::nullopt;
+        }
+        if (!readField(*it, "gbps", e.linkGbps, error) || !readField(*it, "latency_us", e.linkLatencyUs, error))
+            return std::nullopt;
+    }
+    auto model = j.find("model");
+    if (model == j.end()) {
+        *error = "'model' is missing";
+        return std::nullopt;
+    }
+    if (model->is_string()) {
+        fs::path path = model->get<std::string>();
+        if (path.is_relative()) path = fs::path(baseDir) / path;
+        std::ifstream in(path);
+        if (!in) {
+            *error = "model file " + path.string() + " cannot be read";
+            return std::nullopt;
+        }
+        try {
+            e.model = json::parse(in);
+        } catch (const json::parse_error& ex) {
+            *error = path.string() + ": " + ex.what();
+            return std::nullopt;
+        }
+    } else {
+        e.model = *model;
+    }
+    if (e.policy.is_object() && !normalisePolicySizes(e.policy, error)) return std::nullopt;
+    if (!validate(e, error)) return std::nullopt;
+    return e;
+}
+
+std::optional<Experiment> loadExperiment(const std::string& path, std::string* error) {
+    std::ifstream in(path);
+    if (!in) {
+        *error = path + ": cannot be read";
+        return std::nullopt;
+    }
+    json j;
+    try {
+        j = json::parse(in);
+    } catch (const json::parse_error& ex) {
+        *error = path + ": not valid JSON (" + ex.what() + ")";
+        return std::nullopt;
+    }
+    std::string inner;
+    auto e = parseExperiment(j, fs::path(path).parent_path().string(), &inner);
+    if (!e) *error = path + ": " + inner;
+    return e;
+}
+
+std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides& o, std::string* error) {
+    if (o.ranks) e.ranks = *o.ranks;
+    if (o.backend) e.backend = *o.backend;
+    if (o.policy) e.policy["name"] = *o.policy;
+    if (o.segmentBytes) e.policy["segment_bytes"] = *o.segmentBytes;
+    if (o.iterations) {
+        e.iterations = *o.iterations;
+        if (e.warmupIterations >= e.iterations) e.warmupIterations = e.iterations / 4;
+    }
+    if (o.linkGbps) e.linkGbps = *o.linkGbps;
+    if (o.linkLatencyUs) e.linkLatencyUs = *o.linkLatencyUs;
+    if (o.order) e.order = *o.order;
+    if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
+    if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
+    if (o.trace) e.trace = *o.trace;
+    if (!validate(e, error)) return std::nullopt;
+    return e;
+}
+
+}  // namespace pacer::app

@@ -1,0 +1,128 @@
+#include "app/common/trace_conversion.h"
+
+#include <algorithm>
+#include <map>
+
+namespace pacer::app {
+
+using profiler::EventKind;
+
+engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace) {
+    engine::ObservedRun run;
+    run.ranks = trace.ranks;
+    run.policy = trace.policy;
+    int maxLayer = -1;
+    for (const profiler::TensorRecord& t : trace.tensors) {
+        engine::TensorInfo info;
+        info.id = t.id;
+        info.name = t.name;
+        info.layer = t.layer;
+        info.elements = static_cast<std::size_t>(std::max<std::int64_t>(0, t.elements));
+        run.tensors.push_back(info);
+        maxLayer = std::max(maxLayer, t.layer);
+    }
+    std::sort(run.tensors.begin(), run.tensors.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+
+    std::map<int, int> rankOfTrack;
+    for (const profiler::Track& track : trace.tracks) rankOfTrack[track.id] = track.rank;
+
+    std::map<int, std::string> layerNames;
+    for (const profiler::TraceEvent& e : trace.events) {
+        engine::ObservedSpan span{};
+        switch (e.kind) {
+            case EventKind::Forward: span.kind = engine::ObservedSpan::Forward; break;
+            case EventKind::Backward: span.kind = engine::ObservedSpan::Backward; break;
+            case EventKind::Optimizer: span.kind = engine::ObservedSpan::Update; break;
+            case EventKind::AllReduce: span.kind = engine::ObservedSpan::Comm; break;
+            case EventKind::Wait: span.kind = engine::ObservedSpan::Wait; break;
+            case EventKind::Iteration: span.kind = engine::ObservedSpan::Iteration; break;
+            default: continue;  // GPU rows are drawn, not replayed: the engine's own events carry the schedule
+        }
+        if ((e.kind == EventKind::Forward || e.kind == EventKind::Backward) && e.layer >= 0) {
+            layerNames.emplace(e.layer, e.name);
+            maxLayer = std::max(maxLayer, e.layer);
+        }
+        auto it = rankOfTrack.find(e.track);
+        span.rank = it == rankOfTrack.end() ? 0 : it->second;
+        span.iteration = e.iteration;
+        span.layer = e.layer;
+        span.tensor = e.tensor;
+        span.segment = e.segment;
+        span.bytes = e.bytes;
+        span.start = e.start;
+        span.end = e.end;
+        run.spans.push_back(span);
+    }
+    run.layerNames.resize(static_cast<std::size_t>(maxLayer + 1));
+    for (auto& [layer, name] : layerNames) run.layerNames[static_cast<std::size_t>(layer)] = name;
+    for (std::size_t l = 0; l < run.layerNames.size(); ++l)
+        if (run.layerNames[l].empty()) run.layerNames[l] = "layer " + std::to_string(l);
+    return run;
+}
+
+profiler::RunTrace traceFromSimulation(const engine::SimResult& sim, const engine::Workload& workload,
+                                       const SimulatedRunInfo& info) {
+    profiler::RunTrace trace;
+    trace.label = info.label;
+    trace.policy = info.policy;
+    trace.segment_bytes = info.segmentBytes;
+    trace.ranks = 1;
+    trace.iterations = info.iterations;
+    trace.tracks = {{0, 0, profiler::TrackKind::Compute, "replay compute"},
+                    {1, 0, profiler::TrackKind::Comm, "replay comm"}};
+    for (const engine::TensorInfo& t : workload.tensors)
+        trace.tensors.push_back({t.id, t.name, t.layer, static_cast<std::int64_t>(t.elements)});
+    auto layerName = [&](int layer) {
+        return layer >= 0 && layer < static_cast<int>(workload.layers.size()) ? workload.layers[layer].name
+                                                                              : std::string("layer");
+    };
+    auto tensorName = [&](int tensor) {
+        return tensor >= 0 && tensor < static_cast<int>(workload.tensors.size()) ? workload.tensors[tensor].name
+                                                                                : std::string("tensor");
+    };
+    for (const engine::SimEvent& s : sim.events) {
+        profiler::TraceEvent e;
+        e.start = s.start;
+        e.end = s.end;
+        e.iteration = s.iteration;
+        e.layer = s.layer;
+        e.track = 0;
+        switch (s.kind) {
+            case engine::SimEvent::Forward:
+                e.kind = EventKind::Forward;
+                e.name = layerName(s.layer);
+                break;
+            case engine::SimEvent::Backward:
+                e.kind = EventKind::Backward;
+                e.name = layerName(s.layer);
+                break;
+            case engine::SimEvent::Update:
+                e.kind = EventKind::Optimizer;
+                e.name = "update " + layerName(s.layer);
+                break;
+            case engine::SimEvent::Wait:
+                e.kind = EventKind::Wait;
+                e.name = "wait";
+                break;
+            case engine::SimEvent::Comm: {
+                e.kind = EventKind::AllReduce;
+                e.track = 1;
+                if (!s.unit.pieces.empty()) {
+                    const engine::Piece& p = s.unit.pieces.front();
+                    e.tensor = p.tensor;
+                    e.segment = p.segment;
+                    e.name = s.unit.pieces.size() == 1 ? "allreduce " + tensorName(p.tensor) : "allreduce fused";
+                }
+                e.bytes = static_cast<std::int64_t>(s.unit.bytes());
+                e.priority = s.unit.priority;
+                break;
+            }
+        }
+        trace.events.push_back(std::move(e));
+    }
+    std::sort(trace.events.begin(), trace.events.end(),
+              [](const auto& a, const auto& b) { return a.track != b.track ? a.track < b.track : a.start < b.start; });
+    return trace;
+}
+
+}  // namespace pacer::app

@@ -1,0 +1,66 @@
+#include "app/worker/trace_bridge.h"
+
+namespace pacer::worker {
+
+using profiler::EventKind;
+
+TraceBridge::TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::TensorInfo>& tensors,
+                         const std::vector<std::string>& layerNames, int rank, bool enabled)
+    : tracer_(tracer), enabled_(enabled), tensors_(tensors) {
+    const std::string prefix = "rank " + std::to_string(rank);
+    computeTrack_ = tracer_.addTrack(profiler::TrackKind::Compute, prefix + " compute");
+    commTrack_ = tracer_.addTrack(profiler::TrackKind::Comm, prefix + " comm");
+    for (const std::string& name : layerNames) layerNames_.push_back(tracer_.internName(name));
+    for (const engine::TensorInfo& t : tensors) {
+        tensorCommNames_.push_back(tracer_.internName("allreduce " + t.name));
+        tensorUpdateNames_.push_back(tracer_.internName("update " + t.name));
+        tensorWaitNames_.push_back(tracer_.internName("wait " + t.name));
+    }
+    fusedName_ = tracer_.internName("allreduce fused");
+    iterationName_ = tracer_.internName("iteration");
+}
+
+void TraceBridge::onComm(const engine::CommEvent& e) {
+    if (e.unit.pieces.empty()) return;
+    const engine::Piece& first = e.unit.pieces.front();
+    const int name = e.unit.pieces.size() == 1 ? tensorCommNames_[first.tensor] : fusedName_;
+    if (enabled_)
+        tracer_.record(EventKind::AllReduce, commTrack_, name, e.start, e.end, e.iteration, tensors_[first.tensor].layer,
+                   first.tensor, first.segment, static_cast<std::int64_t>(e.unit.bytes()), e.unit.priority);
+    std::lock_guard lock(samplesMutex_);
+    samples_.push_back({e.iteration, e.unit, e.start, e.end});
+}
+
+void TraceBridge::forward(int layer, int iteration, std::int64_t start, std::int64_t end) {
+    if (!enabled_) return;
+    tracer_.record(EventKind::Forward, computeTrack_, layerNames_[layer], start, end, iteration, layer);
+}
+
+void TraceBridge::backward(int layer, int iteration, std::int64_t start, std::int64_t end) {
+    if (!enabled_) return;
+    tracer_.record(EventKind::Backward, computeTrack_, layerNames_[layer], start, end, iteration, layer);
+}
+
+void TraceBridge::update(int tensor, int iteration, std::int64_t start, std::int64_t end) {
+    if (!enabled_) return;
+    tracer_.record(EventKind::Optimizer, computeTrack_, tensorUpdateNames_[tensor], start, end, iteration,
+                   tensors_[tensor].layer, tensor);
+}
+
+void TraceBridge::wait(int tensor, int iteration, std::int64_t start, std::int64_t end) {
+    if (!enabled_) return;
+    tracer_.record(EventKind::Wait, computeTrack_, tensorWaitNames_[tensor], start, end, iteration,
+                   tensors_[tensor].layer, tensor);
+}
+
+void TraceBridge::iteration(int iteration, std::int64_t start, std::int64_t end) {
+    if (!enabled_) return;
+    tracer_.record(EventKind::Iteration, computeTrack_, iterationName_, start, end, iteration);
+}
+
+std::vector<TraceBridge::CommSample> TraceBridge::commSamples() const {
+    std::lock_guard lock(samplesMutex_);
+    return samples_;
+}
+
+}  // namespace pacer::worker

@@ -1,0 +1,393 @@
+#include "app/worker/training_run.h"
+
+#include "app/common/experiment.h"
+#include "app/common/policy_json.h"
+#include "app/worker/plan_exchange.h"
+#include "app/worker/progress.h"
+#include "app/worker/trace_bridge.h"
+#include "engine/policy_config.h"
+#include "engine/runtime.h"
+#include "engine/transport/transport.h"
+#include "kernels/dataset.h"
+#include "kernels/device.h"
+#include "kernels/model.h"
+#include "kernels/model_spec.h"
+#include "kernels/optimizer.h"
+#include "pacer/config.h"
+#include "profiler/clock.h"
+#include "profiler/cpu_tracer.h"
+#include "profiler/rank_file.h"
+
+#if PACER_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <numeric>
+
+namespace pacer::worker {
+namespace {
+
+using profiler::nowNs;
+
+// How often the tracer's buffers go to the rank file: bounds memory, and bounds what a crash can lose.
+constexpr int kFlushEveryIterations = 20;
+
+struct Setup {
+    app::Experiment experiment;
+    kernels::ModelSpec spec;
+    kernels::Device device = kernels::Device::Cpu;
+    engine::PolicyConfig policy;
+};
+
+Setup loadSetup(const WorkerOptions& o) {
+    Setup s;
+    std::string error;
+    auto experiment = app::loadExperiment(o.experimentPath, &error);
+    if (!experiment) throw UsageError(error);
+    s.experiment = std::move(*experiment);
+    if (s.experiment.ranks != o.worldSize)
+        throw UsageError("the experiment has " + std::to_string(s.experiment.ranks) + " ranks but the world size is " +
+                         std::to_string(o.worldSize));
+    try {
+        s.spec = kernels::parseModelSpec(s.experiment.model);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("model: ") + e.what());
+    }
+    if (!app::policyConfigFromJson(s.experiment.policy, &s.policy, &error)) throw UsageError(error);
+    if (s.experiment.backend == "gpu") {
+        std::string why;
+        if (!kernels::cudaDeviceAvailable(&why)) throw UsageError("backend gpu: " + why);
+        s.device = kernels::Device::Cuda;
+    }
+    return s;
+}
+
+std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+// The final parameters, copied to the host, in forward order.
+std::vector<std::vector<float>> hostParameters(const std::vector<kernels::ParamView>& params, kernels::Device device) {
+    std::vector<std::vector<float>> out;
+    for (const kernels::ParamView& p : params) {
+        std::vector<float> values(p.count);
+        if (device == kernels::Device::Cuda) {
+#if PACER_HAVE_CUDA
+            if (cudaMemcpy(values.data(), p.value, p.count * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
+                throw RunError("cannot copy parameters from the GPU");
+#endif
+        } else {
+            std::copy(p.value, p.value + p.count, values.begin());
+        }
+        out.push_back(std::move(values));
+    }
+    return out;
+}
+
+class TrainingRun {
+public:
+    TrainingRun(const WorkerOptions& options, Setup setup)
+        : o_(options), s_(std::move(setup)), tracer_(options.rank), progress_(options.rank) {}
+
+    void run() {
+        build();
+        try {
+            loop();
+        } catch (...) {
+            // Keep the trace captured so far: the launcher merges what the ranks wrote.
+            runtime_.reset();
+            if (writer_) {
+                (void)writer_->flush(tracer_);
+                (void)writer_->close();
+            }
+            throw;
+        }
+        finish();
+    }
+
+private:
+    void build() {
+        const app::Experiment& e = s_.experiment;
+        kernels::setCpuThreads(e.threadsPerRank);
+        try {
+            model_ = kernels::Model::create(s_.spec, e.seed, s_.device);
+            data_ = std::make_unique<kernels::SyntheticDataset>(s_.spec, e.seed + 1);
+            params_ = model_->parameters();
+            optimizer_ = kernels::Optimizer::create(kernels::parseOptimizerConfig(e.optimizer), params_, s_.device);
+        } catch (const std::invalid_argument& ex) {
+            throw UsageError(ex.what());
+        }
+        for (int l = 0; l < model_->layerCount(); ++l) layerNames_.push_back(model_->layerName(l));
+        tensorsOfLayer_.assign(layerNames_.size(), {});
+        for (std::size_t i = 0; i < params_.size(); ++i) {
+            engine::TensorInfo t;
+            t.id = static_cast<int>(i);
+            t.name = params_[i].name;
+            t.layer = params_[i].layer;
+            t.elements = params_[i].count;
+            tensors_.push_back(t);
+            tensorsOfLayer_[t.layer].push_back(t.id);
+            gradients_.push_back(params_[i].grad);
+        }
+        if (auto st = engine::validate(s_.policy, tensors_); !st.ok()) throw UsageError("policy: " + st.message());
+
+        engine::TransportOptions t;
+        t.rank = o_.rank;
+        t.size = o_.worldSize;
+        t.rendezvous_dir = o_.rendezvous;
+        t.timeout = timeout();
+        t.link_gbps = e.linkGbps;
+        t.link_latency_us = e.linkLatencyUs;
+        auto transport = s_.device == kernels::Device::Cuda ? makeGpuTransport(t) : engine::makeGlooTransport(t);
+        if (!transport.ok()) throw RunError(transport.status().message());
+        transport_ = std::move(transport).value();
+
+        profiler::RunInfo info;
+        info.label = e.name;
+        info.policy = s_.policy.name;
+        info.experiment_json = e.toJson().dump();
+        info.segment_bytes = static_cast<std::int64_t>(s_.policy.segment_bytes);
+        info.ranks = o_.worldSize;
+        info.iterations = e.iterations;
+        info.backend = e.backend;
+        info.started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::system_clock::now().time_since_epoch()).count();
+        auto writer = profiler::RankFileWriter::create(o_.runDir + "/rank-" + std::to_string(o_.rank) + ".pacer", info,
+                                                       o_.rank);
+        if (!writer.ok()) throw RunError(writer.status().message());
+        writer_ = std::move(writer).value();
+        std::vector<profiler::TensorRecord> records;
+        for (const engine::TensorInfo& t : tensors_)
+            records.push_back({t.id, t.name, t.layer, static_cast<std::int64_t>(t.elements)});
+        check(writer_->writeTensors(records));
+
+        bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace);
+        startRuntime({});
+    }
+
+    engine::Result<std::unique_ptr<engine::Transport>> makeGpuTransport(const engine::TransportOptions& t) {
+#if PACER_HAVE_NCCL
+        return engine::makeNcclTransport(t, o_.localRank, model_->computeStream());
+#else
+        (void)t;
+        throw UsageError("backend gpu: this build has no NCCL");
+#endif
+    }
+
+    std::chrono::milliseconds timeout() const {
+        return std::chrono::milliseconds(static_cast<std::int64_t>(s_.experiment.timeoutSeconds * 1000));
+    }
+
+    void check(const engine::Status& st) {
+        if (!st.ok()) throw RunError(st.message());
+    }
+    void check(const profiler::Status& st) {
+        if (!st.ok()) throw RunError(st.message());
+    }
+
+    void startRuntime(std::vector<engine::CommUnit> plan) {
+        runtime_.reset();
+        auto policy = engine::makePolicy(s_.policy, tensors_);
+        if (!policy.ok()) throw UsageError("policy: " + policy.status().message());
+        updateWaitsForAll_ = policy.value()->updateWaitsForAll();
+        engine::RuntimeOptions ro;
+        ro.mode = plan.empty() ? engine::OrderMode::Dynamic : engine::OrderMode::Plan;
+        ro.plan = std::move(plan);
+        ro.timeout = timeout();
+        ro.gpu = s_.device == kernels::Device::Cuda;
+        runtime_ = std::make_unique<engine::Runtime>(*transport_, std::move(policy).value(), tensors_, gradients_,
+                                                     std::move(ro), bridge_.get());
+    }
+
+    // Before layer `layer` runs forward in iteration `it`, its parameters must hold the update of iteration it-1.
+    // Only that layer's reductions are waited for (cross-iteration overlap); DDP waits for all of them.
+    void ensureUpdated(int layer, int it) {
+        if (it == 0) return;
+        if (updateWaitsForAll_ && !allReduced_) {
+            const std::int64_t t0 = nowNs();
+            check(runtime_->waitAll());
+            bridge_->wait(0, it - 1, t0, nowNs());
+            allReduced_ = true;
+            for (const engine::TensorInfo& t : tensors_) applyUpdate(t.id, it - 1);
+            return;
+        }
+        for (int t : tensorsOfLayer_[layer]) {
+            if (updated_[t]) continue;
+            const std::int64_t t0 = nowNs();
+            check(runtime_->waitReduced(t));
+            const std::int64_t t1 = nowNs();
+            if (t1 - t0 > 2000) bridge_->wait(t, it - 1, t0, t1);
+            applyUpdate(t, it - 1);
+        }
+    }
+
+    void applyUpdate(int t, int it) {
+        if (updated_[t]) return;
+        const std::int64_t t0 = nowNs();
+        optimizer_->update(t, 1.0f / static_cast<float>(o_.worldSize));
+        bridge_->update(t, it, t0, nowNs());
+        updated_[t] = true;
+    }
+
+    // On CPU ranks the communication threads (the engine's and Gloo's) stand in for a NIC, which in a real cluster
+    // moves data whatever the cores are doing. With more busy threads than cores, a collective otherwise waits for
+    // a timeslice behind the peer's compute; so compute yields to them: only this thread is lowered, after the
+    // transport and runtime threads were created at normal priority.
+    void yieldToCommunication() {
+        if (s_.device != kernels::Device::Cpu) return;
+        (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    }
+
+    void loop() {
+        const app::Experiment& e = s_.experiment;
+        yieldToCommunication();
+        const int iterations = e.iterations;
+        updated_.assign(tensors_.size(), true);
+        iterationStart_.assign(iterations + 1, 0);
+        forwardTimes_.assign(layerNames_.size(), {});
+        backwardTimes_.assign(layerNames_.size(), {});
+        int it = 0;
+        std::int64_t forwardStart = 0, backwardStart = 0;
+        bool begun = false;
+
+        kernels::LayerHooks hooks;
+        hooks.beforeForward = [&](int layer) {
+            ensureUpdated(layer, it);
+            forwardStart = nowNs();
+        };
+        hooks.afterForward = [&](int layer) {
+            const std::int64_t end = nowNs();
+            bridge_->forward(layer, it, forwardStart, end);
+            if (it > 0 && it < e.warmupIterations) forwardTimes_[layer].push_back(end - forwardStart);
+        };
+        hooks.beforeBackward = [&](int layer) {
+            if (!begun) {
+                // Every layer has run forward, so every reduction of the previous iteration has been waited for.
+                for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, it);
+                check(runtime_->beginIteration(it));
+                std::fill(updated_.begin(), updated_.end(), false);
+                allReduced_ = false;
+                begun = true;
+            }
+            backwardStart = nowNs();
+        };
+        hooks.afterBackward = [&](int layer) {
+            const std::int64_t end = nowNs();
+            bridge_->backward(layer, it, backwardStart, end);
+            if (it > 0 && it < e.warmupIterations) backwardTimes_[layer].push_back(end - backwardStart);
+            for (int t : tensorsOfLayer_[layer]) runtime_->gradientReady(t, model_->gradientReadyEvent(t));
+        };
+
+        for (it = 0; it < iterations; ++it) {
+            if (it == e.warmupIterations && e.order == "plan" && o_.worldSize >= 1) switchToPlan(it);
+            iterationStart_[it] = nowNs();
+            begun = false;
+            const kernels::Batch batch = data_->batch(it, o_.rank, o_.worldSize, e.batchPerRank);
+            lastLoss_ = model_->trainStep(batch, hooks);
+            if (it > 0) bridge_->iteration(it - 1, iterationStart_[it - 1], iterationStart_[it]);
+            progress_.iteration(it, iterations, lastLoss_);
+            if ((it + 1) % kFlushEveryIterations == 0) check(writer_->flush(tracer_));
+        }
+        // The last iteration ends when its updates are applied.
+        for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, iterations);
+        iterationStart_[iterations] = nowNs();
+        check(runtime_->waitAll());  // the comm thread's closing round, so that no peer sees an abort
+        bridge_->iteration(iterations - 1, iterationStart_[iterations - 1], iterationStart_[iterations]);
+    }
+
+    // Plan mode: warm-up ran in dynamic order; rank 0 now simulates the policy on the measured layer times and
+    // link cost, and every rank follows the unit order it broadcasts. Same order on every rank by construction.
+    void switchToPlan(int it) {
+        for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, it);
+        // Every tensor is reduced, but the comm thread may still be in its closing agreement round: let it end,
+        // or destroying the runtime would abort the transport under the peers' feet.
+        check(runtime_->waitAll());
+        runtime_.reset();
+        std::vector<engine::CommUnit> plan;
+        if (o_.rank == 0) {
+            PlanInputs in{tensors_, layerNames_, forwardTimes_, backwardTimes_, bridge_->commSamples(), o_.worldSize};
+            auto computed = computePlan(in, s_.policy);
+            if (!computed.ok()) throw RunError("plan: " + computed.status().message());
+            plan = std::move(computed).value();
+        }
+        auto shared = exchangePlan(*transport_, std::move(plan), s_.device == kernels::Device::Cuda);
+        if (!shared.ok()) throw RunError("plan: " + shared.status().message());
+        progress_.note("plan mode: following a unit order of " + std::to_string(shared.value().size()) + " units");
+        startRuntime(std::move(shared).value());
+    }
+
+    void finish() {
+        const app::Experiment& e = s_.experiment;
+        const int iterations = e.iterations;
+        const int first = std::min(e.warmupIterations, iterations - 1);
+        const double iterMs =
+            static_cast<double>(iterationStart_[iterations] - iterationStart_[first]) / (iterations - first) / 1e6;
+        runtime_.reset();
+
+        const auto values = hostParameters(params_, s_.device);
+        std::uint64_t hash = 1469598103934665603ull;
+        for (const auto& v : values) hash = fnv1a(v.data(), v.size() * sizeof(float), hash);
+        if (!o_.dumpParams.empty()) {
+            std::ofstream out(o_.dumpParams, std::ios::binary);
+            for (const auto& v : values) out.write(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+            if (!out) throw RunError("cannot write " + o_.dumpParams);
+        }
+        char hashText[17];
+        std::snprintf(hashText, sizeof hashText, "%016llx", static_cast<unsigned long long>(hash));
+
+        check(writer_->setMetric("iter_ms", iterMs));
+        check(writer_->setMetric("final_loss", lastLoss_));
+        check(writer_->setMetric("param_hash_hi", static_cast<double>(hash >> 32)));
+        check(writer_->setMetric("param_hash_lo", static_cast<double>(hash & 0xffffffffu)));
+        check(writer_->setMetric("dropped_events", static_cast<double>(tracer_.dropped())));
+        check(writer_->flush(tracer_));
+        check(writer_->close());
+        progress_.done(iterMs, lastLoss_, hashText);
+    }
+
+    const WorkerOptions& o_;
+    Setup s_;
+    profiler::CpuTracer tracer_;
+    Progress progress_;
+    std::unique_ptr<kernels::Model> model_;
+    std::unique_ptr<kernels::SyntheticDataset> data_;
+    std::vector<kernels::ParamView> params_;
+    std::unique_ptr<kernels::Optimizer> optimizer_;
+    std::vector<std::string> layerNames_;
+    std::vector<engine::TensorInfo> tensors_;
+    std::vector<std::vector<int>> tensorsOfLayer_;
+    std::vector<float*> gradients_;
+    std::unique_ptr<engine::Transport> transport_;
+    std::unique_ptr<profiler::RankFileWriter> writer_;
+    std::unique_ptr<TraceBridge> bridge_;
+    std::unique_ptr<engine::Runtime> runtime_;
+    bool updateWaitsForAll_ = false;
+    bool allReduced_ = false;
+    std::vector<bool> updated_;
+    std::vector<std::int64_t> iterationStart_;
+    std::vector<std::vector<std::int64_t>> forwardTimes_, backwardTimes_;  // warm-up samples, for plan mode
+    float lastLoss_ = 0;
+};
+
+}  // namespace
+
+void runTraining(const WorkerOptions& options) {
+    TrainingRun run(options, loadSetup(options));
+    run.run();
+}
+
+}  // namespace pacer::worker

@@ -1,0 +1,86 @@
+#include "app/worker/worker_options.h"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace pacer::worker {
+namespace {
+
+std::optional<int> parseInt(std::string_view s) {
+    if (s.empty() || s.size() > 9) return std::nullopt;
+    int v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return std::nullopt;
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+std::string env(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+}
+
+}  // namespace
+
+const char* workerUsage() {
+    return "usage: pacer-worker --run-dir DIR [--experiment FILE] [--rank R --world-size N] [--local-rank L]\n"
+           "                    [--rendezvous DIR] [--dump-params FILE]\n"
+           "Runs one rank of a Pacer experiment. Without flags, rank and world size come from PACER_RANK,\n"
+           "PACER_WORLD_SIZE, PACER_LOCAL_RANK and PACER_RENDEZVOUS (set by a cluster launcher).\n";
+}
+
+std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::string* error, bool* help) {
+    WorkerOptions o;
+    *help = false;
+    std::string rank = env("PACER_RANK"), world = env("PACER_WORLD_SIZE"), local = env("PACER_LOCAL_RANK");
+    o.rendezvous = env("PACER_RENDEZVOUS");
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            *help = true;
+            return std::nullopt;
+        }
+        if (i + 1 >= argc) {
+            *error = "unknown or incomplete option '" + std::string(arg) + "'";
+            return std::nullopt;
+        }
+        const std::string value = argv[++i];
+        if (arg == "--run-dir") o.runDir = value;
+        else if (arg == "--experiment") o.experimentPath = value;
+        else if (arg == "--rank") rank = value;
+        else if (arg == "--world-size") world = value;
+        else if (arg == "--local-rank") local = value;
+        else if (arg == "--rendezvous") o.rendezvous = value;
+        else if (arg == "--dump-params") o.dumpParams = value;
+        else {
+            *error = "unknown option '" + std::string(arg) + "'";
+            return std::nullopt;
+        }
+    }
+    if (o.runDir.empty()) {
+        *error = "--run-dir is required";
+        return std::nullopt;
+    }
+    auto r = parseInt(rank), w = parseInt(world);
+    if (!r || !w) {
+        *error = "rank and world size are required (--rank/--world-size or PACER_RANK/PACER_WORLD_SIZE)";
+        return std::nullopt;
+    }
+    if (*w < 1 || *r >= *w) {
+        *error = "rank " + rank + " is not within world size " + world;
+        return std::nullopt;
+    }
+    o.rank = *r;
+    o.worldSize = *w;
+    o.localRank = local.empty() ? o.rank : parseInt(local).value_or(-1);
+    if (o.localRank < 0) {
+        *error = "PACER_LOCAL_RANK/--local-rank must be a number";
+        return std::nullopt;
+    }
+    if (o.experimentPath.empty()) o.experimentPath = o.runDir + "/experiment.json";
+    if (o.rendezvous.empty()) o.rendezvous = o.runDir + "/rendezvous";
+    return o;
+}
+
+}  // namespace pacer::worker

@@ -1,0 +1,77 @@
+// The walking skeleton end to end: pacer-cli capture starts real pacer-worker processes that train over Gloo,
+// and the merged project holds what happened — per rank, one forward and one backward per layer per iteration and
+// one all-reduce per gradient tensor per iteration (fifo reduces whole tensors).
+#include "process_helpers.h"
+#include "profiler/project.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <map>
+#include <tuple>
+
+using namespace pacer::testing;
+using pacer::profiler::EventKind;
+
+class CaptureTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void captureSummary() {
+        project_ = dir_.filePath("skeleton.pacer");
+        const ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-2rank.json"), "--out",
+                                        project_, "--iterations", "8", "--policy", "fifo", "--json"});
+        QVERIFY2(r.finished, "capture did not finish");
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject s = r.json();
+        QVERIFY2(s.contains("run_id"), r.out.constData());
+        QCOMPARE(s["ranks"].toInt(), 2);
+        QCOMPARE(s["iterations"].toInt(), 8);
+        QVERIFY(s["iter_ms"].toDouble() > 0);
+        QVERIFY2(s["params_match"].toBool(), "final parameters differ between ranks");
+        runId_ = s["run_id"].toInteger();
+    }
+
+    void projectHoldsEveryLayerAndTensor() {
+        auto trace = pacer::profiler::readRun(project_.toStdString(), runId_);
+        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.status().message().c_str());
+        const pacer::profiler::RunTrace& t = trace.value();
+        QCOMPARE(t.ranks, 2);
+        QVERIFY(!t.tensors.empty());
+        std::map<int, int> rankOfTrack;
+        for (const auto& track : t.tracks) rankOfTrack[track.id] = track.rank;
+
+        int layers = 0;
+        for (const auto& tensor : t.tensors) layers = std::max(layers, tensor.layer + 1);
+        // (rank, iteration, layer) -> count of forward / backward; (rank, iteration, tensor) -> all-reduces
+        std::map<std::tuple<int, int, int>, int> forward, backward, allreduce;
+        int maxLayerSeen = -1;
+        for (const auto& e : t.events) {
+            const int rank = rankOfTrack.at(e.track);
+            if (e.kind == EventKind::Forward) ++forward[{rank, e.iteration, e.layer}], maxLayerSeen = std::max(maxLayerSeen, e.layer);
+            if (e.kind == EventKind::Backward) ++backward[{rank, e.iteration, e.layer}];
+            if (e.kind == EventKind::AllReduce) ++allreduce[{rank, e.iteration, e.tensor}];
+            QVERIFY(e.end >= e.start);
+        }
+        const int modelLayers = maxLayerSeen + 1;
+        QVERIFY(modelLayers >= layers);
+        for (int rank = 0; rank < 2; ++rank) {
+            for (int it = 0; it < 8; ++it) {
+                for (int l = 0; l < modelLayers; ++l) {
+                    QCOMPARE(forward[std::make_tuple(rank, it, l)], 1);
+                    QCOMPARE(backward[std::make_tuple(rank, it, l)], 1);
+                }
+                for (const auto& tensor : t.tensors) QCOMPARE(allreduce[std::make_tuple(rank, it, tensor.id)], 1);
+            }
+        }
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString project_;
+    qint64 runId_ = 0;
+};
+
+QTEST_GUILESS_MAIN(CaptureTest)
+#include "tst_capture.moc"

@@ -1,0 +1,96 @@
+// pacer-cli turns bad usage and bad input into exit code 2 with exactly one clear line on stderr, and never
+// touches the target project when it refuses.
+#include "process_helpers.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pacer::testing;
+
+class CliErrorsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void refusesBadInput_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");  // the line must name what is wrong
+
+        const QString missing = dir_.filePath("does-not-exist.pacer");
+        const QString text = dir_.filePath("not-sqlite.pacer");
+        QFile f(text);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("this is not an SQLite database, just text\n");
+        f.close();
+        const QString exp = samplePath("experiments/mlp-2rank.json");
+
+        QTest::newRow("no command") << QStringList{} << "no command";
+        QTest::newRow("unknown command") << QStringList{"frobnicate"} << "frobnicate";
+        QTest::newRow("unknown flag") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("x.pacer"),
+                                                     "--bogus-flag"} << "--bogus-flag";
+        QTest::newRow("replay missing project") << QStringList{"replay", "--project", missing, "--policy", "pace"}
+                                                << "does-not-exist.pacer";
+        QTest::newRow("replay non-SQLite project") << QStringList{"replay", "--project", text, "--policy", "pace"}
+                                                   << "not-sqlite.pacer";
+        QTest::newRow("runs non-SQLite project") << QStringList{"runs", "--project", text} << "not-sqlite.pacer";
+        QTest::newRow("export missing project") << QStringList{"export", "--format", "chrome", "--project", missing,
+                                                               "--run", "1", "--out", dir_.filePath("o.json")}
+                                                << "does-not-exist.pacer";
+        QTest::newRow("capture missing experiment") << QStringList{"capture", "--experiment", dir_.filePath("none.json"),
+                                                                   "--out", dir_.filePath("y.pacer")} << "none.json";
+        QTest::newRow("capture into non-SQLite project") << QStringList{"capture", "--experiment", exp, "--out", text}
+                                                         << "not-sqlite.pacer";
+        QTest::newRow("segment of zero bytes") << QStringList{"capture", "--experiment", exp, "--out",
+                                                              dir_.filePath("z.pacer"), "--segment-bytes", "0"}
+                                               << "segment-bytes";
+        QTest::newRow("malformed size") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                       "--segment-bytes", "12 parsecs"} << "segment-bytes";
+        QTest::newRow("unknown policy") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                       "--policy", "telepathy"} << "telepathy";
+        QTest::newRow("too many ranks") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                       "--ranks", "100000"} << "ranks";
+        QTest::newRow("import missing file") << QStringList{"import", "--format", "chrome", missing, "--out",
+                                                            dir_.filePath("i.pacer")} << "does-not-exist.pacer";
+        QTest::newRow("import unknown format") << QStringList{"import", "--format", "pcap", text, "--out",
+                                                              dir_.filePath("i.pacer")} << "pcap";
+        QTest::newRow("sweep without a range") << QStringList{"sweep", "--model", "resnet50", "--policy", "pace"}
+                                               << "range";
+        QTest::newRow("replay unknown model") << QStringList{"replay", "--model", "no-such-model", "--policy", "pace"}
+                                              << "no-such-model";
+    }
+
+    void refusesBadInput() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        const ProcessResult r = runCli(args, 60000);
+        QVERIFY2(r.finished, "pacer-cli did not finish");
+        QCOMPARE(r.exitCode, 2);
+        const QStringList lines = r.errLines();
+        QVERIFY2(!lines.isEmpty(), "nothing on stderr");
+        const QString last = lines.last();
+        QVERIFY2(last.startsWith("pacer-cli: error: "), qPrintable(last));
+        QVERIFY2(last.contains(mentions), qPrintable(last));
+        QVERIFY2(r.out.isEmpty(), r.out.constData());
+    }
+
+    void refusalLeavesProjectUntouched() {
+        // A non-SQLite "project" given as --out is refused, and its bytes are exactly as they were.
+        const QString path = dir_.filePath("precious.pacer");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const QByteArray content = "user data that must survive\n";
+        f.write(content);
+        f.close();
+        const ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-2rank.json"), "--out", path});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), content);
+    }
+
+private:
+    QTemporaryDir dir_;
+};
+
+QTEST_GUILESS_MAIN(CliErrorsTest)
+#include "tst_cli_errors.moc"

@@ -1,0 +1,40 @@
+// Iteration time of the sample MLP on 2 ranks under every policy, at emulated 1, 10 and 25 Gb/s links, with the
+// speed-up of pace over fifo, ddp and horovod measured in the same run. Real workers, real Gloo, real link caps.
+#include "bench_cli.h"
+
+#include <QTemporaryDir>
+
+#include <cstdio>
+#include <map>
+
+using namespace pacer::bench;
+
+int main(int argc, char** argv) {
+    const bool quick = quickMode(argc, argv);
+    const QStringList policies = {"fifo", "ddp", "horovod", "bytescheduler", "pace"};
+    const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 10, 25};
+    const QString iterations = quick ? "6" : "40";
+    QTemporaryDir dir;
+    std::printf("# sample MLP (samples/experiments/mlp-2rank.json), 2 ranks, %s iterations, ms per iteration\n",
+                qPrintable(iterations));
+    std::printf("%10s", "link Gb/s");
+    for (const QString& p : policies) std::printf(" %14s", qPrintable(p));
+    std::printf(" %12s %12s %12s\n", "pace/fifo", "pace/ddp", "pace/horovod");
+    int failures = 0;
+    for (double gbps : links) {
+        std::map<QString, double> ms;
+        for (const QString& policy : policies) {
+            const QString project = dir.filePath(QString("%1-%2.pacer").arg(policy).arg(gbps));
+            const QJsonObject r = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-2rank.json",
+                                              "--out", project, "--policy", policy, "--iterations", iterations,
+                                              "--link-gbps", QString::number(gbps), "--json"});
+            ms[policy] = r["iter_ms"].toDouble();
+            if (ms[policy] <= 0) ++failures;
+        }
+        std::printf("%10.0f", gbps);
+        for (const QString& p : policies) std::printf(" %14.3f", ms[p]);
+        // Speed-up: how many times faster pace is (> 1 means pace is faster).
+        std::printf(" %12.3f %12.3f %12.3f\n", ms["fifo"] / ms["pace"], ms["ddp"] / ms["pace"], ms["horovod"] / ms["pace"]);
+    }
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,65 @@
+// Replay's prediction error over a grid of real captured runs (policies x link speeds x segment sizes): each run
+// is replayed under the policy it ran ("self"), and the fifo run of each link speed predicts every other policy
+// ("cross"). Prints every point, then the median and worst absolute error (goal: median <= 3%, worst <= 8%).
+#include "bench_cli.h"
+
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+using namespace pacer::bench;
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = quickMode(argc, argv);
+    const QStringList policies = quick ? QStringList{"fifo", "pace"} : QStringList{"fifo", "ddp", "horovod", "bytescheduler", "pace"};
+    const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 10, 25};
+    const QStringList segments = quick ? QStringList{"64KiB"} : QStringList{"32KiB", "256KiB"};
+    const QString iterations = quick ? "8" : "30";
+    QTemporaryDir dir;
+    std::vector<double> selfErrors, crossErrors;
+    std::printf("%8s %10s %14s %12s %12s %9s %12s %9s\n", "link", "segment", "policy", "measured", "self", "error",
+                "from fifo", "error");
+    for (double gbps : links) {
+        for (const QString& segment : segments) {
+            QString fifoProject;
+            for (const QString& policy : policies) {
+                const QString project = dir.filePath(QString("%1-%2-%3.pacer").arg(policy).arg(gbps).arg(segment));
+                const QJsonObject cap = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-2rank.json",
+                                                    "--out", project, "--policy", policy, "--segment-bytes", segment,
+                                                    "--iterations", iterations, "--link-gbps", QString::number(gbps),
+                                                    "--json"});
+                const double measured = cap["iter_ms"].toDouble();
+                if (measured <= 0) return 1;
+                if (policy == "fifo") fifoProject = project;
+                const double self = runCliJson({"replay", "--project", project, "--policy", policy, "--segment-bytes",
+                                                segment, "--json"})["predicted_iter_ms"].toDouble();
+                const double cross = runCliJson({"replay", "--project", fifoProject, "--policy", policy,
+                                                 "--segment-bytes", segment, "--json"})["predicted_iter_ms"].toDouble();
+                const double selfErr = (self - measured) / measured, crossErr = (cross - measured) / measured;
+                selfErrors.push_back(std::abs(selfErr));
+                if (policy != "fifo") crossErrors.push_back(std::abs(crossErr));
+                std::printf("%8.0f %10s %14s %12.3f %12.3f %8.1f%% %12.3f %8.1f%%\n", gbps, qPrintable(segment),
+                            qPrintable(policy), measured, self, 100 * selfErr, cross, 100 * crossErr);
+            }
+        }
+    }
+    auto worst = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
+    std::printf("self-replay error: median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(selfErrors),
+                100 * worst(selfErrors), selfErrors.size());
+    std::printf("cross-policy error (from fifo): median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(crossErrors),
+                100 * worst(crossErrors), crossErrors.size());
+    return 0;
+}

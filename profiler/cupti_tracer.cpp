@@ -101,7 +101,7 @@ Result<std::unique_ptr<CuptiTracer>> CuptiTracer::start(int rank, int firstTrack
     const cudaError_t rc = cudaGetDeviceCount(&devices);
     if (rc != cudaSuccess || devices == 0)
         return errorStatus(std::string("CUPTI tracer: no GPU (") + (rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices") + ")");
-    PACER_ASSIGN_OR_RETURN(const std::int64_t offset, measureOffset());
+    PROFILER_ASSIGN_OR_RETURN(const std::int64_t offset, measureOffset());
     auto state = std::make_unique<State>(rank, firstTrackId, offset);
     State* expected = nullptr;
     if (!gActive.compare_exchange_strong(expected, state.get()))

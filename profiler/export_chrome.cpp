@@ -99,8 +99,8 @@ void writeChromeTrace(std::ostream& out, const RunTrace& trace, const RunInfo& i
 }
 
 Status exportChromeTrace(const std::string& projectPath, std::int64_t runId, const std::string& outFile) {
-    PACER_ASSIGN_OR_RETURN(RunTrace trace, readRun(projectPath, runId));
-    PACER_ASSIGN_OR_RETURN(RunSummary summary, readRunSummary(projectPath, trace.run_id));
+    PROFILER_ASSIGN_OR_RETURN(RunTrace trace, readRun(projectPath, runId));
+    PROFILER_ASSIGN_OR_RETURN(RunSummary summary, readRunSummary(projectPath, trace.run_id));
     const RunInfo info{summary.label, summary.policy, summary.experiment_json, summary.segment_bytes,
                        summary.ranks, summary.iterations, summary.backend, summary.started_ns};
     // Written beside the target and renamed, so a failed export never leaves half a file under the real name.

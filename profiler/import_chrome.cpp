@@ -521,7 +521,7 @@ Result<RunTrace> parseChromeTraceText(std::string_view text, const std::string& 
     files[0].name = name;
     int line = 1;
     using It = LineCountingIterator<const char*>;
-    PACER_RETURN_IF_ERROR(parseWith(It(text.data(), &line), It(text.data() + text.size(), &line), files[0], &line));
+    PROFILER_RETURN_IF_ERROR(parseWith(It(text.data(), &line), It(text.data() + text.size(), &line), files[0], &line));
     return buildTrace(files, info);
 }
 
@@ -534,7 +534,7 @@ Result<RunTrace> parseChromeTrace(const std::vector<std::string>& paths, RunInfo
         if (!in) return errorStatus(paths[i] + ": cannot open");
         int line = 1;
         using It = LineCountingIterator<std::istreambuf_iterator<char>>;
-        PACER_RETURN_IF_ERROR(parseWith(It(std::istreambuf_iterator<char>(in), &line),
+        PROFILER_RETURN_IF_ERROR(parseWith(It(std::istreambuf_iterator<char>(in), &line),
                                         It(std::istreambuf_iterator<char>(), &line), files[i], &line));
     }
     return buildTrace(files, info);
@@ -542,7 +542,7 @@ Result<RunTrace> parseChromeTrace(const std::vector<std::string>& paths, RunInfo
 
 Result<std::int64_t> importChromeTrace(const std::vector<std::string>& files, const std::string& projectPath) {
     RunInfo info;
-    PACER_ASSIGN_OR_RETURN(RunTrace trace, parseChromeTrace(files, &info));
+    PROFILER_ASSIGN_OR_RETURN(RunTrace trace, parseChromeTrace(files, &info));
     return writeRun(projectPath, trace, info, "chrome");
 }
 

@@ -45,7 +45,7 @@ Result<RunTrace> parseNsysSqlite(const std::string& file, RunInfo* info) {
         if (in.gcount() < 16 || std::string_view(header, 16) != std::string_view("SQLite format 3\0", 16))
             return errorStatus(file + ": not an SQLite file (expected an Nsight Systems SQLite export)");
     }
-    PACER_ASSIGN_OR_RETURN(auto db, sql::Db::open(file, sql::Db::Mode::ReadOnly));
+    PROFILER_ASSIGN_OR_RETURN(auto db, sql::Db::open(file, sql::Db::Mode::ReadOnly));
     {
         auto st = db->prepare("PRAGMA application_id");
         if (!st) return errorStatus(file + ": not a readable SQLite database (" + st.message() + ")");
@@ -102,7 +102,7 @@ Result<RunTrace> parseNsysSqlite(const std::string& file, RunInfo* info) {
             if (r.gpu && r.pid >= 0) pidOfStream[{r.a, r.b}] = r.pid;
             rows.push_back(std::move(r));
         }
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
     }
     if (rows.empty()) return errorStatus(file + ": the export holds no activity rows");
     if (pids.empty()) pids.insert(0);
@@ -152,7 +152,7 @@ Result<RunTrace> parseNsysSqlite(const std::string& file, RunInfo* info) {
 
 Result<std::int64_t> importNsysSqlite(const std::string& file, const std::string& projectPath) {
     RunInfo info;
-    PACER_ASSIGN_OR_RETURN(RunTrace trace, parseNsysSqlite(file, &info));
+    PROFILER_ASSIGN_OR_RETURN(RunTrace trace, parseNsysSqlite(file, &info));
     return writeRun(projectPath, trace, info, "nsys");
 }
 

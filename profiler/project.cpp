@@ -20,7 +20,7 @@ Result<std::int64_t> writeStoredRun(const std::string& projectPath, const store:
     std::error_code ec;
     const bool existed = std::filesystem::exists(projectPath, ec) && std::filesystem::file_size(projectPath, ec) > 0;
     Result<std::int64_t> result = [&]() -> Result<std::int64_t> {
-        PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::CreateOrWrite));
+        PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::CreateOrWrite));
         return store::writeWholeRun(*db, run);
     }();
     if (!result && !existed) {
@@ -57,16 +57,16 @@ RunSummary summarize(const store::StoredRun& run) {
 }
 
 Result<std::vector<std::int64_t>> runIds(sql::Db& db) {
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT id FROM runs ORDER BY id"));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT id FROM runs ORDER BY id"));
     std::vector<std::int64_t> ids;
     Status s;
     while (st.step(&s)) ids.push_back(st.i64(0));
-    PACER_RETURN_IF_ERROR(s);
+    PROFILER_RETURN_IF_ERROR(s);
     return ids;
 }
 
 Status requireRun(sql::Db& db, std::int64_t runId) {
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT 1 FROM runs WHERE id=?"));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT 1 FROM runs WHERE id=?"));
     st.bind(1, runId);
     Status s;
     if (!st.step(&s)) return s.ok() ? errorStatus(db.path() + ": no run with id " + std::to_string(runId)) : s;
@@ -75,10 +75,10 @@ Status requireRun(sql::Db& db, std::int64_t runId) {
 
 Result<std::int64_t> resolveRun(sql::Db& db, std::int64_t runId) {
     if (runId != 0) {
-        PACER_RETURN_IF_ERROR(requireRun(db, runId));
+        PROFILER_RETURN_IF_ERROR(requireRun(db, runId));
         return runId;
     }
-    PACER_ASSIGN_OR_RETURN(auto ids, runIds(db));
+    PROFILER_ASSIGN_OR_RETURN(auto ids, runIds(db));
     if (ids.empty()) return errorStatus(db.path() + ": the project holds no runs");
     return ids.back();
 }
@@ -96,7 +96,7 @@ Status checkProject(const std::string& path) {
         if (in.gcount() < 16 || std::string_view(header, 16) != std::string_view("SQLite format 3\0", 16))
             return errorStatus(path + ": not an SQLite file (not a Pacer project)");
     }
-    PACER_ASSIGN_OR_RETURN(auto db, sql::Db::open(path, sql::Db::Mode::ReadOnly));
+    PROFILER_ASSIGN_OR_RETURN(auto db, sql::Db::open(path, sql::Db::Mode::ReadOnly));
     int appId = 0, version = 0;
     for (auto [pragma, out] : {std::pair{"application_id", &appId}, std::pair{"user_version", &version}}) {
         auto st = db->prepare(std::string("PRAGMA ") + pragma);
@@ -117,16 +117,16 @@ Result<std::int64_t> mergeRankFiles(const std::vector<std::string>& rankFiles, c
     if (rankFiles.empty()) return errorStatus("merge: no rank files given");
     std::vector<store::StoredRun> parts;
     for (const std::string& file : rankFiles) {
-        PACER_RETURN_IF_ERROR(checkProject(file));
-        PACER_ASSIGN_OR_RETURN(auto db, openStore(file, OpenFor::Read));
-        PACER_ASSIGN_OR_RETURN(auto ids, runIds(*db));
+        PROFILER_RETURN_IF_ERROR(checkProject(file));
+        PROFILER_ASSIGN_OR_RETURN(auto db, openStore(file, OpenFor::Read));
+        PROFILER_ASSIGN_OR_RETURN(auto ids, runIds(*db));
         if (ids.size() != 1)
             return errorStatus(file + ": a rank file holds exactly one run, this one holds " + std::to_string(ids.size()));
-        PACER_ASSIGN_OR_RETURN(store::StoredRun part, store::readWholeRun(*db, ids.front()));
+        PROFILER_ASSIGN_OR_RETURN(store::StoredRun part, store::readWholeRun(*db, ids.front()));
         if (part.ranks.size() != 1)
             return errorStatus(file + ": a rank file holds exactly one rank, this one holds " +
                                std::to_string(part.ranks.size()));
-        PACER_RETURN_IF_ERROR(store::validateRun(part.trace, file));
+        PROFILER_RETURN_IF_ERROR(store::validateRun(part.trace, file));
         parts.push_back(std::move(part));
     }
     std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.ranks[0].rank < b.ranks[0].rank; });
@@ -194,12 +194,12 @@ Result<std::int64_t> writeRun(const std::string& projectPath, const RunTrace& tr
 }
 
 Result<std::vector<RunSummary>> listRuns(const std::string& projectPath) {
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
-    PACER_ASSIGN_OR_RETURN(auto ids, runIds(*db));
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
+    PROFILER_ASSIGN_OR_RETURN(auto ids, runIds(*db));
     std::vector<RunSummary> out;
     for (std::int64_t id : ids) {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
             "SELECT r.label, r.policy, r.backend, r.segment_bytes, r.ranks, r.iterations, r.started_ns, r.source,"
             " r.notes, e.settings_json FROM runs r LEFT JOIN experiments e ON e.id = r.experiment_id WHERE r.id=?"));
         st.bind(1, id);
@@ -210,11 +210,11 @@ Result<std::vector<RunSummary>> listRuns(const std::string& projectPath) {
         run.info = RunInfo{st.text(0), st.text(1), st.text(9), st.i64(3), st.i32(4), st.i32(5), st.text(2), st.i64(6)};
         run.source = st.text(7);
         run.notes = st.text(8);
-        PACER_ASSIGN_OR_RETURN(sql::Stmt r, db->prepare("SELECT rank, dropped FROM ranks WHERE run_id=?"));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt r, db->prepare("SELECT rank, dropped FROM ranks WHERE run_id=?"));
         r.bind(1, id);
         while (r.step(&s)) run.ranks.push_back(store::RankExtra{r.i32(0), {}, 0, static_cast<std::uint64_t>(r.i64(1)), {}});
-        PACER_RETURN_IF_ERROR(s);
-        PACER_ASSIGN_OR_RETURN(sql::Stmt m, db->prepare("SELECT rank, key, value FROM run_metrics WHERE run_id=?"));
+        PROFILER_RETURN_IF_ERROR(s);
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt m, db->prepare("SELECT rank, key, value FROM run_metrics WHERE run_id=?"));
         m.bind(1, id);
         while (m.step(&s)) {
             const int rank = m.i32(0);
@@ -225,24 +225,24 @@ Result<std::vector<RunSummary>> listRuns(const std::string& projectPath) {
             }
             it->metrics[m.text(1)] = m.f64(2);
         }
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
         out.push_back(summarize(run));
     }
     return out;
 }
 
 Result<RunTrace> readRun(const std::string& projectPath, std::int64_t runId) {
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
-    PACER_ASSIGN_OR_RETURN(store::StoredRun run, store::readWholeRun(*db, runId));
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
+    PROFILER_ASSIGN_OR_RETURN(store::StoredRun run, store::readWholeRun(*db, runId));
     return std::move(run.trace);
 }
 
 Result<RunSummary> readRunSummary(const std::string& projectPath, std::int64_t runId) {
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
-    PACER_ASSIGN_OR_RETURN(const std::int64_t id, resolveRun(*db, runId));
-    PACER_ASSIGN_OR_RETURN(auto all, listRuns(projectPath));
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
+    PROFILER_ASSIGN_OR_RETURN(const std::int64_t id, resolveRun(*db, runId));
+    PROFILER_ASSIGN_OR_RETURN(auto all, listRuns(projectPath));
     for (RunSummary& s : all)
         if (s.run_id == id) return std::move(s);
     return errorStatus(projectPath + ": no run with id " + std::to_string(id));
@@ -250,37 +250,37 @@ Result<RunSummary> readRunSummary(const std::string& projectPath, std::int64_t r
 
 Status renameRun(const std::string& projectPath, std::int64_t runId, const std::string& label) {
     if (label.empty()) return errorStatus(projectPath + ": a run's label cannot be empty");
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
-    PACER_RETURN_IF_ERROR(requireRun(*db, runId));
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare("UPDATE runs SET label=? WHERE id=?"));
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
+    PROFILER_RETURN_IF_ERROR(requireRun(*db, runId));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare("UPDATE runs SET label=? WHERE id=?"));
     return st.bind(1, label).bind(2, runId).run();
 }
 
 Status annotateRun(const std::string& projectPath, std::int64_t runId, const std::string& notes) {
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
-    PACER_RETURN_IF_ERROR(requireRun(*db, runId));
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare("UPDATE runs SET notes=? WHERE id=?"));
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
+    PROFILER_RETURN_IF_ERROR(requireRun(*db, runId));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare("UPDATE runs SET notes=? WHERE id=?"));
     return st.bind(1, notes).bind(2, runId).run();
 }
 
 Status deleteRun(const std::string& projectPath, std::int64_t runId) {
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
-    PACER_RETURN_IF_ERROR(requireRun(*db, runId));
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
+    PROFILER_RETURN_IF_ERROR(requireRun(*db, runId));
     sql::Transaction tx(*db);
-    PACER_RETURN_IF_ERROR(tx.begun());
+    PROFILER_RETURN_IF_ERROR(tx.begun());
     for (const char* table : {"run_metrics", "ranks", "tracks", "tensors", "segments", "track_summary", "PACER_EVENTS",
                               "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
                               "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS"}) {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?"));
-        PACER_RETURN_IF_ERROR(st.bind(1, runId).run());
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?"));
+        PROFILER_RETURN_IF_ERROR(st.bind(1, runId).run());
     }
-    PACER_ASSIGN_OR_RETURN(sql::Stmt sched, db->prepare("UPDATE schedules SET run_id=NULL WHERE run_id=?"));
-    PACER_RETURN_IF_ERROR(sched.bind(1, runId).run());
-    PACER_ASSIGN_OR_RETURN(sql::Stmt run, db->prepare("DELETE FROM runs WHERE id=?"));
-    PACER_RETURN_IF_ERROR(run.bind(1, runId).run());
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt sched, db->prepare("UPDATE schedules SET run_id=NULL WHERE run_id=?"));
+    PROFILER_RETURN_IF_ERROR(sched.bind(1, runId).run());
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt run, db->prepare("DELETE FROM runs WHERE id=?"));
+    PROFILER_RETURN_IF_ERROR(run.bind(1, runId).run());
     return tx.commit();
 }
 
@@ -289,9 +289,9 @@ Result<std::vector<SummaryBucket>> readTrackSummary(const std::string& projectPa
     if (buckets <= 0 || buckets > 1'000'000)
         return errorStatus("track summary: bucket count " + std::to_string(buckets) + " out of range 1..1000000");
     if (t1 <= t0) return errorStatus("track summary: empty time range");
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
-    PACER_ASSIGN_OR_RETURN(runId, resolveRun(*db, runId));
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
+    PROFILER_ASSIGN_OR_RETURN(runId, resolveRun(*db, runId));
 
     const std::int64_t span = t1 - t0;
     const std::int64_t width = (span + buckets - 1) / buckets;
@@ -314,7 +314,7 @@ Result<std::vector<SummaryBucket>> readTrackSummary(const std::string& projectPa
     // The coarsest stored level whose buckets fit inside one requested bucket.
     int level = -1;
     {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
             "SELECT DISTINCT level FROM track_summary WHERE run_id=? AND track=? ORDER BY level"));
         st.bind(1, runId).bind(2, trackId);
         Status s;
@@ -322,65 +322,65 @@ Result<std::vector<SummaryBucket>> readTrackSummary(const std::string& projectPa
             const int l = st.i32(0);
             if (l < store::kSummaryLevels && (store::kSummaryBaseNs << (2 * l)) <= width) level = l;
         }
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
     }
     Status s;
     if (level >= 0) {
         const std::int64_t w = store::kSummaryBaseNs << (2 * level);
         auto floorDiv = [](std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && (a < 0)); };
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
             "SELECT bucket, count, busy_ns, peak_ns, peak_kind FROM track_summary"
             " WHERE run_id=? AND track=? AND level=? AND bucket>=? AND bucket<=?"));
         st.bind(1, runId).bind(2, trackId).bind(3, level).bind(4, floorDiv(t0, w)).bind(5, floorDiv(t1 - 1, w));
         while (st.step(&s)) add(std::max(t0, st.i64(0) * w), st.i64(1), st.i64(2), st.i64(3), st.i32(4));
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
         return out;
     }
     for (EventKind kind : {EventKind::Forward, EventKind::Kernel, EventKind::Memcpy, EventKind::Memset,
                            EventKind::Runtime, EventKind::Sync, EventKind::Marker}) {
         const std::string table = store::tableForKind(kind);
         const std::string kindExpr = table == "PACER_EVENTS" ? "kind" : std::to_string(static_cast<int>(kind));
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare("SELECT start, end, " + kindExpr + " FROM " + table +
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare("SELECT start, end, " + kindExpr + " FROM " + table +
                                                          " WHERE run_id=? AND track=? AND start>=? AND start<?"));
         st.bind(1, runId).bind(2, trackId).bind(3, t0).bind(4, t1);
         while (st.step(&s)) add(st.i64(0), 1, st.i64(1) - st.i64(0), st.i64(1) - st.i64(0), st.i32(2));
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
     }
     return out;
 }
 
 Result<std::int64_t> saveSchedule(const std::string& projectPath, const SavedSchedule& schedule) {
     if (schedule.name.empty()) return errorStatus(projectPath + ": a saved schedule needs a name");
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::CreateOrWrite));
-    if (schedule.run_id != 0) PACER_RETURN_IF_ERROR(requireRun(*db, schedule.run_id));
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::CreateOrWrite));
+    if (schedule.run_id != 0) PROFILER_RETURN_IF_ERROR(requireRun(*db, schedule.run_id));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
         "INSERT INTO schedules(run_id, name, policy, segment_bytes, settings_json, created_ns) VALUES(?,?,?,?,?,?)"));
     if (schedule.run_id != 0) st.bind(1, schedule.run_id); else st.bindNull(1);
     st.bind(2, schedule.name).bind(3, schedule.policy).bind(4, schedule.segment_bytes).bind(5, schedule.settings_json);
     st.bind(6, schedule.created_ns ? schedule.created_ns : wallClockNs());
-    PACER_RETURN_IF_ERROR(st.run());
+    PROFILER_RETURN_IF_ERROR(st.run());
     return db->lastInsertId();
 }
 
 Result<std::vector<SavedSchedule>> listSchedules(const std::string& projectPath) {
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
         "SELECT id, run_id, name, policy, segment_bytes, settings_json, created_ns FROM schedules ORDER BY id"));
     std::vector<SavedSchedule> out;
     Status s;
     while (st.step(&s))
         out.push_back(SavedSchedule{st.i64(0), st.isNull(1) ? 0 : st.i64(1), st.text(2), st.text(3), st.i64(4),
                                     st.text(5), st.i64(6)});
-    PACER_RETURN_IF_ERROR(s);
+    PROFILER_RETURN_IF_ERROR(s);
     return out;
 }
 
 Status deleteSchedule(const std::string& projectPath, std::int64_t scheduleId) {
-    PACER_RETURN_IF_ERROR(checkProject(projectPath));
-    PACER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare("DELETE FROM schedules WHERE id=?"));
-    PACER_RETURN_IF_ERROR(st.bind(1, scheduleId).run());
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare("DELETE FROM schedules WHERE id=?"));
+    PROFILER_RETURN_IF_ERROR(st.bind(1, scheduleId).run());
     if (sqlite3_changes(db->handle()) == 0)
         return errorStatus(projectPath + ": no saved schedule with id " + std::to_string(scheduleId));
     return okStatus();

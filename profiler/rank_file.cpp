@@ -18,35 +18,35 @@ Result<std::unique_ptr<RankFileWriter>> RankFileWriter::create(const std::string
     std::error_code ec;
     if (std::filesystem::exists(path, ec)) {
         // Only a file of ours may be replaced (a rerun into the same directory); anything else stays untouched.
-        { PACER_ASSIGN_OR_RETURN(auto old, openStore(path, OpenFor::Read)); }
+        { PROFILER_ASSIGN_OR_RETURN(auto old, openStore(path, OpenFor::Read)); }
         for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
     }
     std::unique_ptr<RankFileWriter> w(new RankFileWriter());
     w->path_ = path;
     w->rank_ = rank;
-    PACER_ASSIGN_OR_RETURN(w->db_, openStore(path, OpenFor::CreateOrWrite));
+    PROFILER_ASSIGN_OR_RETURN(w->db_, openStore(path, OpenFor::CreateOrWrite));
     sql::Transaction tx(*w->db_);
-    PACER_RETURN_IF_ERROR(tx.begun());
-    PACER_ASSIGN_OR_RETURN(w->runId_, store::insertRunRow(*w->db_, run, "capture", ""));
+    PROFILER_RETURN_IF_ERROR(tx.begun());
+    PROFILER_ASSIGN_OR_RETURN(w->runId_, store::insertRunRow(*w->db_, run, "capture", ""));
     store::RankExtra extra;
     extra.rank = rank;
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) extra.hostname = host;  // which node, for multi-node merges
-    PACER_RETURN_IF_ERROR(store::insertRanks(*w->db_, w->runId_, {extra}));
+    PROFILER_RETURN_IF_ERROR(store::insertRanks(*w->db_, w->runId_, {extra}));
     // A rank file is written far more than it is read until merge: its time index on PACER_EVENTS is built once
     // at close() instead of on every insert (a file left by a crash still reads, only without the index).
-    PACER_RETURN_IF_ERROR(w->db_->exec("DROP INDEX PACER_EVENTS_track_start"));
-    PACER_RETURN_IF_ERROR(tx.commit());
-    PACER_RETURN_IF_ERROR(w->db_->exec("PRAGMA cache_size=-65536"));
-    PACER_ASSIGN_OR_RETURN(w->events_, store::EventWriter::create(*w->db_, w->runId_));
+    PROFILER_RETURN_IF_ERROR(w->db_->exec("DROP INDEX PACER_EVENTS_track_start"));
+    PROFILER_RETURN_IF_ERROR(tx.commit());
+    PROFILER_RETURN_IF_ERROR(w->db_->exec("PRAGMA cache_size=-65536"));
+    PROFILER_ASSIGN_OR_RETURN(w->events_, store::EventWriter::create(*w->db_, w->runId_));
     return w;
 }
 
 Status RankFileWriter::writeTensors(const std::vector<TensorRecord>& tensors) {
     if (!db_) return errorStatus(path_ + ": rank file is closed");
     sql::Transaction tx(*db_);
-    PACER_RETURN_IF_ERROR(tx.begun());
-    PACER_RETURN_IF_ERROR(store::insertTensors(*db_, runId_, tensors));
+    PROFILER_RETURN_IF_ERROR(tx.begun());
+    PROFILER_RETURN_IF_ERROR(store::insertTensors(*db_, runId_, tensors));
     return tx.commit();
 }
 
@@ -61,13 +61,13 @@ Status RankFileWriter::flush(CpuTracer& tracer) {
     const std::vector<std::string> names = tracer.names();
 
     sql::Transaction tx(*db_);
-    PACER_RETURN_IF_ERROR(tx.begun());
+    PROFILER_RETURN_IF_ERROR(tx.begun());
     if (tracks.size() > tracksWritten_) {
-        PACER_RETURN_IF_ERROR(store::insertTracks(
+        PROFILER_RETURN_IF_ERROR(store::insertTracks(
             *db_, runId_, std::vector<Track>(tracks.begin() + static_cast<std::ptrdiff_t>(tracksWritten_), tracks.end())));
     }
     for (std::size_t i = nameToStringId_.size(); i < names.size(); ++i) {
-        PACER_ASSIGN_OR_RETURN(const std::int64_t id, events_->stringId(names[i]));
+        PROFILER_ASSIGN_OR_RETURN(const std::int64_t id, events_->stringId(names[i]));
         nameToStringId_.push_back(id);
     }
     for (const TraceRecord& r : sortBuffer_) {
@@ -76,11 +76,11 @@ Status RankFileWriter::flush(CpuTracer& tracer) {
         if (r.nameId >= static_cast<int>(nameToStringId_.size()))
             return errorStatus(path_ + ": event with unknown name id " + std::to_string(r.nameId));
         const std::int64_t nameId = r.nameId >= 0 ? nameToStringId_[static_cast<std::size_t>(r.nameId)] : -1;
-        PACER_RETURN_IF_ERROR(events_->add(r.kind, r.track, nameId, r.start, r.end, 0, r.iteration, r.layer, r.tensor,
+        PROFILER_RETURN_IF_ERROR(events_->add(r.kind, r.track, nameId, r.start, r.end, 0, r.iteration, r.layer, r.tensor,
                                            r.segment, r.bytes, r.priority));
     }
-    PACER_RETURN_IF_ERROR(updateRank("dropped", static_cast<std::int64_t>(tracer.dropped() + extraDropped_)));
-    PACER_RETURN_IF_ERROR(tx.commit());
+    PROFILER_RETURN_IF_ERROR(updateRank("dropped", static_cast<std::int64_t>(tracer.dropped() + extraDropped_)));
+    PROFILER_RETURN_IF_ERROR(tx.commit());
     tracksWritten_ = tracks.size();
     eventsWritten_ += static_cast<std::int64_t>(sortBuffer_.size());
     sortBuffer_.clear();
@@ -98,27 +98,27 @@ Status RankFileWriter::writeEvents(const std::vector<Track>& tracks, const std::
         if (extraTracks_.insert(t.id).second) fresh.push_back(std::move(t));
     }
     sql::Transaction tx(*db_);
-    PACER_RETURN_IF_ERROR(tx.begun());
-    PACER_RETURN_IF_ERROR(store::insertTracks(*db_, runId_, fresh));
+    PROFILER_RETURN_IF_ERROR(tx.begun());
+    PROFILER_RETURN_IF_ERROR(store::insertTracks(*db_, runId_, fresh));
     for (const TraceEvent& e : events) {
         if (!extraTracks_.count(e.track))
             return errorStatus(path_ + ": event '" + e.name + "' on unknown track " + std::to_string(e.track));
         if (e.end < e.start) return errorStatus(path_ + ": event '" + e.name + "' ends before it starts");
         std::int64_t nameId = -1;
-        if (!e.name.empty()) { PACER_ASSIGN_OR_RETURN(nameId, events_->stringId(e.name)); }
-        PACER_RETURN_IF_ERROR(events_->add(e.kind, e.track, nameId, e.start, e.end, e.correlation, e.iteration, e.layer,
+        if (!e.name.empty()) { PROFILER_ASSIGN_OR_RETURN(nameId, events_->stringId(e.name)); }
+        PROFILER_RETURN_IF_ERROR(events_->add(e.kind, e.track, nameId, e.start, e.end, e.correlation, e.iteration, e.layer,
                                            e.tensor, e.segment, e.bytes, e.priority));
     }
     extraDropped_ += dropped;
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare("UPDATE ranks SET dropped=dropped+? WHERE run_id=? AND rank=?"));
-    PACER_RETURN_IF_ERROR(st.bind(1, static_cast<std::int64_t>(dropped)).bind(2, runId_).bind(3, rank_).run());
-    PACER_RETURN_IF_ERROR(tx.commit());
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare("UPDATE ranks SET dropped=dropped+? WHERE run_id=? AND rank=?"));
+    PROFILER_RETURN_IF_ERROR(st.bind(1, static_cast<std::int64_t>(dropped)).bind(2, runId_).bind(3, rank_).run());
+    PROFILER_RETURN_IF_ERROR(tx.commit());
     eventsWritten_ += static_cast<std::int64_t>(events.size());
     return okStatus();
 }
 
 Status RankFileWriter::updateRank(const char* column, std::int64_t value) {
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare(std::string("UPDATE ranks SET ") + column +
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare(std::string("UPDATE ranks SET ") + column +
                                                       "=? WHERE run_id=? AND rank=?"));
     return st.bind(1, value).bind(2, runId_).bind(3, rank_).run();
 }
@@ -126,7 +126,7 @@ Status RankFileWriter::updateRank(const char* column, std::int64_t value) {
 Status RankFileWriter::setMetric(const std::string& key, double value) {
     if (!db_) return errorStatus(path_ + ": rank file is closed");
     if (key.empty()) return errorStatus(path_ + ": metric with an empty name");
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare(
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare(
         "INSERT OR REPLACE INTO run_metrics(run_id, rank, key, value) VALUES(?,?,?,?)"));
     return st.bind(1, runId_).bind(2, rank_).bind(3, key).bind(4, value).run();
 }
@@ -138,7 +138,7 @@ Status RankFileWriter::setClockOffset(std::int64_t offsetNs) {
 
 Status RankFileWriter::setHostname(const std::string& hostname) {
     if (!db_) return errorStatus(path_ + ": rank file is closed");
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare("UPDATE ranks SET hostname=? WHERE run_id=? AND rank=?"));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare("UPDATE ranks SET hostname=? WHERE run_id=? AND rank=?"));
     return st.bind(1, hostname).bind(2, runId_).bind(3, rank_).run();
 }
 

@@ -69,7 +69,7 @@ CREATE TABLE track_summary(run_id INTEGER NOT NULL, track INTEGER NOT NULL, leve
 #undef PACER_EVENT_COLS
 
 Result<int> pragmaInt(sql::Db& db, const char* pragma) {
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(std::string("PRAGMA ") + pragma));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(std::string("PRAGMA ") + pragma));
     Status s;
     if (!st.step(&s)) return s.ok() ? db.error(pragma) : s;
     return st.i32(0);
@@ -97,9 +97,9 @@ FileState probeFile(const std::string& path) {
 
 Status migrate(sql::Db& db, int from) {
     sql::Transaction tx(db);
-    PACER_RETURN_IF_ERROR(tx.begun());
-    if (from < 2) PACER_RETURN_IF_ERROR(db.exec(kMigrateV1toV2).withContext("migrating schema 1 to 2: "));
-    PACER_RETURN_IF_ERROR(setVersion(db, kSchemaVersion));
+    PROFILER_RETURN_IF_ERROR(tx.begun());
+    if (from < 2) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV1toV2).withContext("migrating schema 1 to 2: "));
+    PROFILER_RETURN_IF_ERROR(setVersion(db, kSchemaVersion));
     return tx.commit();
 }
 
@@ -108,11 +108,11 @@ Status migrate(sql::Db& db, int from) {
 Status createSchema(sql::Db& db, int version) {
     if (version < 1 || version > kSchemaVersion) return errorStatus("unknown schema version " + std::to_string(version));
     sql::Transaction tx(db);
-    PACER_RETURN_IF_ERROR(tx.begun());
-    PACER_RETURN_IF_ERROR(db.exec(kSchemaV1));
-    if (version >= 2) PACER_RETURN_IF_ERROR(db.exec(kMigrateV1toV2));
-    PACER_RETURN_IF_ERROR(db.exec("INSERT INTO PacerMeta(key, value) VALUES('application', 'pacer')"));
-    PACER_RETURN_IF_ERROR(setVersion(db, version));
+    PROFILER_RETURN_IF_ERROR(tx.begun());
+    PROFILER_RETURN_IF_ERROR(db.exec(kSchemaV1));
+    if (version >= 2) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV1toV2));
+    PROFILER_RETURN_IF_ERROR(db.exec("INSERT INTO PacerMeta(key, value) VALUES('application', 'pacer')"));
+    PROFILER_RETURN_IF_ERROR(setVersion(db, version));
     return tx.commit();
 }
 
@@ -133,10 +133,10 @@ Result<std::unique_ptr<sql::Db>> openStore(const std::string& path, OpenFor inte
             break;
     }
     const bool fresh = state == FileState::Missing || state == FileState::Empty;
-    PACER_ASSIGN_OR_RETURN(auto db, sql::Db::open(path, fresh ? sql::Db::Mode::Create : sql::Db::Mode::ReadWrite));
+    PROFILER_ASSIGN_OR_RETURN(auto db, sql::Db::open(path, fresh ? sql::Db::Mode::Create : sql::Db::Mode::ReadWrite));
     if (fresh) {
-        PACER_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"));
-        PACER_RETURN_IF_ERROR(createSchema(*db, kSchemaVersion));
+        PROFILER_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"));
+        PROFILER_RETURN_IF_ERROR(createSchema(*db, kSchemaVersion));
         return db;
     }
     // Checks before any write: a foreign or newer file must come out of this untouched.
@@ -146,13 +146,13 @@ Result<std::unique_ptr<sql::Db>> openStore(const std::string& path, OpenFor inte
     if (appId != kPacerApplicationId)
         return errorStatus(path + ": an SQLite file but not a Pacer project (application id " + std::to_string(appId) +
                            ")");
-    PACER_ASSIGN_OR_RETURN(const int version, pragmaInt(*db, "user_version"));
+    PROFILER_ASSIGN_OR_RETURN(const int version, pragmaInt(*db, "user_version"));
     if (version > kSchemaVersion)
         return errorStatus(path + ": written by a newer Pacer (schema " + std::to_string(version) +
                            ", this build reads up to " + std::to_string(kSchemaVersion) + "); refusing to open it");
     if (version < 1) return errorStatus(path + ": Pacer project with an invalid schema version " + std::to_string(version));
-    PACER_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"));
-    if (version < kSchemaVersion) PACER_RETURN_IF_ERROR(migrate(*db, version));
+    PROFILER_RETURN_IF_ERROR(db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"));
+    if (version < kSchemaVersion) PROFILER_RETURN_IF_ERROR(migrate(*db, version));
     return db;
 }
 

@@ -2,7 +2,7 @@
 //
 // No exceptions cross the library boundary. Messages say what and where, ready to print as one line
 // ("trace.json: line 3: expected number for 'ts'"); the CLI prints them after "pacer-cli: error: " and exits 2.
-// PACER_RETURN_IF_ERROR / PACER_ASSIGN_OR_RETURN keep call sites short, as Perfetto's RETURN_IF_ERROR does.
+// PROFILER_RETURN_IF_ERROR / PROFILER_ASSIGN_OR_RETURN keep call sites short, as Perfetto's RETURN_IF_ERROR does.
 #pragma once
 
 #include <cassert>
@@ -62,19 +62,19 @@ private:
 
 }  // namespace pacer::profiler
 
-#define PACER_STATUS_CONCAT_INNER(a, b) a##b
-#define PACER_STATUS_CONCAT(a, b) PACER_STATUS_CONCAT_INNER(a, b)
+#define PROFILER_STATUS_CONCAT_INNER(a, b) a##b
+#define PROFILER_STATUS_CONCAT(a, b) PROFILER_STATUS_CONCAT_INNER(a, b)
 
-#define PACER_RETURN_IF_ERROR(expr)                                   \
+#define PROFILER_RETURN_IF_ERROR(expr)                                   \
     do {                                                              \
         ::pacer::profiler::Status pacer_status_ = (expr);             \
         if (!pacer_status_.ok()) return pacer_status_;                \
     } while (0)
 
-#define PACER_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+#define PROFILER_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
     auto tmp = (expr);                              \
     if (!tmp.ok()) return tmp.status();             \
     lhs = std::move(tmp).value()
 
-#define PACER_ASSIGN_OR_RETURN(lhs, expr) \
-    PACER_ASSIGN_OR_RETURN_IMPL(PACER_STATUS_CONCAT(pacer_result_, __LINE__), lhs, expr)
+#define PROFILER_ASSIGN_OR_RETURN(lhs, expr) \
+    PROFILER_ASSIGN_OR_RETURN_IMPL(PROFILER_STATUS_CONCAT(pacer_result_, __LINE__), lhs, expr)

@@ -99,11 +99,11 @@ Status validateRun(const RunTrace& trace, const std::string& where) {
 Result<std::unique_ptr<EventWriter>> EventWriter::create(sql::Db& db, std::int64_t runId) {
     std::unique_ptr<EventWriter> w(new EventWriter(db, runId));
     for (int k = 0; k < kEventKindCount; ++k) {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(kindTable(static_cast<EventKind>(k)).insertSql));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(kindTable(static_cast<EventKind>(k)).insertSql));
         w->inserts_.push_back(std::move(st));
     }
-    PACER_ASSIGN_OR_RETURN(sql::Stmt find, db.prepare("SELECT id FROM StringIds WHERE value=?"));
-    PACER_ASSIGN_OR_RETURN(sql::Stmt insert, db.prepare("INSERT INTO StringIds(value) VALUES(?)"));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt find, db.prepare("SELECT id FROM StringIds WHERE value=?"));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt insert, db.prepare("INSERT INTO StringIds(value) VALUES(?)"));
     w->findString_ = std::make_unique<sql::Stmt>(std::move(find));
     w->insertString_ = std::make_unique<sql::Stmt>(std::move(insert));
     return w;
@@ -120,9 +120,9 @@ Result<std::int64_t> EventWriter::stringId(std::string_view text) {
         findString_->reset();
     } else {
         findString_->reset();
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
         insertString_->bind(1, text);
-        PACER_RETURN_IF_ERROR(insertString_->run());
+        PROFILER_RETURN_IF_ERROR(insertString_->run());
         id = db_.lastInsertId();
     }
     stringIds_.emplace(std::move(key), id);
@@ -144,57 +144,57 @@ Result<std::int64_t> insertRunRow(sql::Db& db, const RunInfo& info, const std::s
                                   const std::string& notes) {
     std::int64_t experimentId = -1;
     if (!info.experiment_json.empty()) {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt ins, db.prepare("INSERT OR IGNORE INTO experiments(settings_json) VALUES(?)"));
-        PACER_RETURN_IF_ERROR(ins.bind(1, info.experiment_json).run());
-        PACER_ASSIGN_OR_RETURN(sql::Stmt find, db.prepare("SELECT id FROM experiments WHERE settings_json=?"));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt ins, db.prepare("INSERT OR IGNORE INTO experiments(settings_json) VALUES(?)"));
+        PROFILER_RETURN_IF_ERROR(ins.bind(1, info.experiment_json).run());
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt find, db.prepare("SELECT id FROM experiments WHERE settings_json=?"));
         find.bind(1, info.experiment_json);
         Status s;
         if (!find.step(&s)) return s.ok() ? db.error("experiment lookup") : s;
         experimentId = find.i64(0);
     }
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
         "INSERT INTO runs(experiment_id, label, policy, backend, segment_bytes, ranks, iterations, started_ns, source,"
         " notes) VALUES(?,?,?,?,?,?,?,?,?,?)"));
     if (experimentId >= 0) st.bind(1, experimentId); else st.bindNull(1);
     st.bind(2, info.label).bind(3, info.policy).bind(4, info.backend).bind(5, info.segment_bytes);
     st.bind(6, info.ranks).bind(7, info.iterations).bind(8, info.started_ns).bind(9, source).bind(10, notes);
-    PACER_RETURN_IF_ERROR(st.run());
+    PROFILER_RETURN_IF_ERROR(st.run());
     return db.lastInsertId();
 }
 
 Status insertRanks(sql::Db& db, std::int64_t runId, const std::vector<RankExtra>& ranks) {
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
         "INSERT OR REPLACE INTO ranks(run_id, rank, hostname, clock_offset_ns, dropped) VALUES(?,?,?,?,?)"));
-    PACER_ASSIGN_OR_RETURN(sql::Stmt metric, db.prepare(
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt metric, db.prepare(
         "INSERT OR REPLACE INTO run_metrics(run_id, rank, key, value) VALUES(?,?,?,?)"));
     for (const RankExtra& r : ranks) {
         st.bind(1, runId).bind(2, r.rank).bind(3, r.hostname).bind(4, r.clock_offset_ns);
         st.bind(5, static_cast<std::int64_t>(r.dropped));
-        PACER_RETURN_IF_ERROR(st.run());
+        PROFILER_RETURN_IF_ERROR(st.run());
         for (const auto& [key, value] : r.metrics) {
             metric.bind(1, runId).bind(2, r.rank).bind(3, key).bind(4, value);
-            PACER_RETURN_IF_ERROR(metric.run());
+            PROFILER_RETURN_IF_ERROR(metric.run());
         }
     }
     return okStatus();
 }
 
 Status insertTracks(sql::Db& db, std::int64_t runId, const std::vector<Track>& tracks) {
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
         "INSERT OR REPLACE INTO tracks(run_id, id, rank, kind, name) VALUES(?,?,?,?,?)"));
     for (const Track& t : tracks) {
         st.bind(1, runId).bind(2, t.id).bind(3, t.rank).bind(4, trackKindName(t.kind)).bind(5, t.name);
-        PACER_RETURN_IF_ERROR(st.run());
+        PROFILER_RETURN_IF_ERROR(st.run());
     }
     return okStatus();
 }
 
 Status insertTensors(sql::Db& db, std::int64_t runId, const std::vector<TensorRecord>& tensors) {
-    PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
         "INSERT OR REPLACE INTO tensors(run_id, id, name, layer, elements) VALUES(?,?,?,?,?)"));
     for (const TensorRecord& t : tensors) {
         st.bind(1, runId).bind(2, t.id).bind(3, t.name).bind(4, t.layer).bind(5, t.elements);
-        PACER_RETURN_IF_ERROR(st.run());
+        PROFILER_RETURN_IF_ERROR(st.run());
     }
     return okStatus();
 }
@@ -202,12 +202,12 @@ Status insertTensors(sql::Db& db, std::int64_t runId, const std::vector<TensorRe
 Status insertDerived(sql::Db& db, std::int64_t runId, const std::vector<TraceEvent>& events) {
     // Segments: the communication units the run actually reduced.
     std::set<std::pair<int, int>> seen;
-    PACER_ASSIGN_OR_RETURN(sql::Stmt seg, db.prepare(
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt seg, db.prepare(
         "INSERT OR IGNORE INTO segments(run_id, tensor, segment, bytes, priority) VALUES(?,?,?,?,?)"));
     for (const TraceEvent& e : events) {
         if (e.kind != EventKind::AllReduce || e.tensor < 0 || !seen.insert({e.tensor, e.segment}).second) continue;
         seg.bind(1, runId).bind(2, e.tensor).bind(3, e.segment).bind(4, e.bytes).bind(5, e.priority);
-        PACER_RETURN_IF_ERROR(seg.run());
+        PROFILER_RETURN_IF_ERROR(seg.run());
     }
 
     // Per-track summary: for widths 1 µs · 4^k, the count, busy time and the longest span starting in each bucket.
@@ -218,7 +218,7 @@ Status insertDerived(sql::Db& db, std::int64_t runId, const std::vector<TraceEve
     std::stable_sort(order.begin(), order.end(), [](const TraceEvent* a, const TraceEvent* b) {
         return a->track != b->track ? a->track < b->track : a->start < b->start;
     });
-    PACER_ASSIGN_OR_RETURN(sql::Stmt sum, db.prepare(
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt sum, db.prepare(
         "INSERT INTO track_summary(run_id, track, level, bucket, count, busy_ns, peak_ns, peak_kind)"
         " VALUES(?,?,?,?,?,?,?,?)"));
     struct Bucket { std::int64_t index, count, busy, peak; EventKind peakKind; };
@@ -243,7 +243,7 @@ Status insertDerived(sql::Db& db, std::int64_t runId, const std::vector<TraceEve
             for (const Bucket& b : buckets) {
                 sum.bind(1, runId).bind(2, order[begin]->track).bind(3, level).bind(4, b.index).bind(5, b.count);
                 sum.bind(6, b.busy).bind(7, b.peak).bind(8, static_cast<int>(b.peakKind));
-                PACER_RETURN_IF_ERROR(sum.run());
+                PROFILER_RETURN_IF_ERROR(sum.run());
             }
             if (buckets.size() <= 1) break;
         }
@@ -253,36 +253,36 @@ Status insertDerived(sql::Db& db, std::int64_t runId, const std::vector<TraceEve
 }
 
 Result<std::int64_t> writeWholeRun(sql::Db& db, const StoredRun& run) {
-    PACER_RETURN_IF_ERROR(validateRun(run.trace, run.info.label.empty() ? std::string("run") : run.info.label));
+    PROFILER_RETURN_IF_ERROR(validateRun(run.trace, run.info.label.empty() ? std::string("run") : run.info.label));
     sql::Transaction tx(db);
-    PACER_RETURN_IF_ERROR(tx.begun());
-    PACER_ASSIGN_OR_RETURN(const std::int64_t runId, insertRunRow(db, run.info, run.source, run.notes));
-    PACER_RETURN_IF_ERROR(insertRanks(db, runId, run.ranks));
-    PACER_RETURN_IF_ERROR(insertTracks(db, runId, run.trace.tracks));
-    PACER_RETURN_IF_ERROR(insertTensors(db, runId, run.trace.tensors));
-    PACER_ASSIGN_OR_RETURN(auto writer, EventWriter::create(db, runId));
+    PROFILER_RETURN_IF_ERROR(tx.begun());
+    PROFILER_ASSIGN_OR_RETURN(const std::int64_t runId, insertRunRow(db, run.info, run.source, run.notes));
+    PROFILER_RETURN_IF_ERROR(insertRanks(db, runId, run.ranks));
+    PROFILER_RETURN_IF_ERROR(insertTracks(db, runId, run.trace.tracks));
+    PROFILER_RETURN_IF_ERROR(insertTensors(db, runId, run.trace.tensors));
+    PROFILER_ASSIGN_OR_RETURN(auto writer, EventWriter::create(db, runId));
     for (const TraceEvent& e : run.trace.events) {
         std::int64_t nameId = -1;
-        if (!e.name.empty()) { PACER_ASSIGN_OR_RETURN(nameId, writer->stringId(e.name)); }
-        PACER_RETURN_IF_ERROR(writer->add(e.kind, e.track, nameId, e.start, e.end, e.correlation, e.iteration, e.layer,
+        if (!e.name.empty()) { PROFILER_ASSIGN_OR_RETURN(nameId, writer->stringId(e.name)); }
+        PROFILER_RETURN_IF_ERROR(writer->add(e.kind, e.track, nameId, e.start, e.end, e.correlation, e.iteration, e.layer,
                                           e.tensor, e.segment, e.bytes, e.priority));
     }
-    PACER_RETURN_IF_ERROR(insertDerived(db, runId, run.trace.events));
-    PACER_RETURN_IF_ERROR(tx.commit());
+    PROFILER_RETURN_IF_ERROR(insertDerived(db, runId, run.trace.events));
+    PROFILER_RETURN_IF_ERROR(tx.commit());
     return runId;
 }
 
 Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
     Status s;
     if (runId == 0) {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt latest, db.prepare("SELECT MAX(id) FROM runs"));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt latest, db.prepare("SELECT MAX(id) FROM runs"));
         if (!latest.step(&s) || latest.isNull(0))
             return s.ok() ? errorStatus(db.path() + ": the project holds no runs") : s;
         runId = latest.i64(0);
     }
     StoredRun out;
     {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
             "SELECT r.label, r.policy, r.backend, r.segment_bytes, r.ranks, r.iterations, r.started_ns, r.source,"
             " r.notes, e.settings_json FROM runs r LEFT JOIN experiments e ON e.id = r.experiment_id WHERE r.id=?"));
         st.bind(1, runId);
@@ -306,7 +306,7 @@ Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
     t.ranks = out.info.ranks;
     t.iterations = out.info.iterations;
     {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
             "SELECT rank, hostname, clock_offset_ns, dropped FROM ranks WHERE run_id=? ORDER BY rank"));
         st.bind(1, runId);
         while (st.step(&s)) {
@@ -317,8 +317,8 @@ Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
             r.dropped = static_cast<std::uint64_t>(st.i64(3));
             out.ranks.push_back(std::move(r));
         }
-        PACER_RETURN_IF_ERROR(s);
-        PACER_ASSIGN_OR_RETURN(sql::Stmt m, db.prepare("SELECT rank, key, value FROM run_metrics WHERE run_id=?"));
+        PROFILER_RETURN_IF_ERROR(s);
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt m, db.prepare("SELECT rank, key, value FROM run_metrics WHERE run_id=?"));
         m.bind(1, runId);
         while (m.step(&s)) {
             const int rank = m.i32(0);
@@ -329,10 +329,10 @@ Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
             }
             it->metrics[m.text(1)] = m.f64(2);
         }
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
     }
     {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT id, rank, kind, name FROM tracks WHERE run_id=? ORDER BY id"));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT id, rank, kind, name FROM tracks WHERE run_id=? ORDER BY id"));
         st.bind(1, runId);
         while (st.step(&s)) {
             Track tr;
@@ -342,14 +342,14 @@ Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
             tr.name = st.text(3);
             t.tracks.push_back(std::move(tr));
         }
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
     }
     {
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(
             "SELECT id, name, layer, elements FROM tensors WHERE run_id=? ORDER BY id"));
         st.bind(1, runId);
         while (st.step(&s)) t.tensors.push_back(TensorRecord{st.i32(0), st.text(1), st.i32(2), st.i64(3)});
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
     }
     for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
         const KindTable& kt = *kAllTables[k];
@@ -358,7 +358,7 @@ Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
                               ", s.value, e.track, e.start, e.end, e.correlationId, e.iteration, e.layer, e.tensor,"
                               " e.segment, e.bytes, e.priority FROM " + kt.table + " e LEFT JOIN StringIds s ON s.id = e." +
                               kt.nameColumn + " WHERE e.run_id=?";
-        PACER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
         st.bind(1, runId);
         while (st.step(&s)) {
             TraceEvent e;
@@ -379,7 +379,7 @@ Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
             e.priority = st.i32(11);
             t.events.push_back(std::move(e));
         }
-        PACER_RETURN_IF_ERROR(s);
+        PROFILER_RETURN_IF_ERROR(s);
     }
     std::stable_sort(t.events.begin(), t.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
         return a.track != b.track ? a.track < b.track : a.start < b.start;

@@ -96,6 +96,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_progress->setTextVisible(true);
     m_progress->hide();
     m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelRunButton"));
     m_cancelButton->setFlat(true);
     m_cancelButton->hide();
     connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
@@ -109,6 +110,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 #if PACER_GUI_HAVE_LAUNCHER
     m_launcher = new app::RunLauncher(this);
     connect(m_launcher, &app::RunLauncher::progress, this, &MainWindow::onRunProgress);
+    connect(m_launcher, &app::RunLauncher::message, this, [this](const QString& text) {
+        if (m_launcher->isRunning())
+            m_statusLabel->setText(text);
+    });
     connect(m_launcher, &app::RunLauncher::finished, this, [this](qint64 runId, const QJsonObject&) { onRunFinished(runId); });
     // Lambdas take only the arguments the window uses, so extra signal arguments (an exit code) do not matter.
     connect(m_launcher, &app::RunLauncher::failed, this, [this](const QString& message) { onRunFailed(message); });

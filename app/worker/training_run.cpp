@@ -16,6 +16,7 @@
 #include "pacer/config.h"
 #include "profiler/clock.h"
 #include "profiler/cpu_tracer.h"
+#include "profiler/cupti_tracer.h"
 #include "profiler/rank_file.h"
 
 #if PACER_HAVE_CUDA
@@ -66,6 +67,16 @@ Setup loadSetup(const WorkerOptions& o) {
     if (s.experiment.backend == "gpu") {
         std::string why;
         if (!kernels::cudaDeviceAvailable(&why)) throw UsageError("backend gpu: " + why);
+#if PACER_HAVE_CUDA
+        // One rank per GPU: more ranks on a node than it has GPUs is an impossible setting, not a slow one.
+        int gpus = 0;
+        if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
+        if (o.localRank >= gpus)
+            throw UsageError("rank " + std::to_string(o.rank) + " needs GPU " + std::to_string(o.localRank) +
+                             " but this node has " + std::to_string(gpus) + " (more ranks than GPUs)");
+        if (cudaSetDevice(o.localRank) != cudaSuccess)
+            throw RunError("cannot select GPU " + std::to_string(o.localRank));
+#endif
         s.device = kernels::Device::Cuda;
     }
     return s;
@@ -111,7 +122,7 @@ public:
             // Keep the trace captured so far: the launcher merges what the ranks wrote.
             runtime_.reset();
             if (writer_) {
-                (void)writer_->flush(tracer_);
+                (void)flushTraces(true);
                 (void)writer_->close();
             }
             throw;
@@ -123,6 +134,12 @@ private:
     void build() {
         const app::Experiment& e = s_.experiment;
         kernels::setCpuThreads(e.threadsPerRank);
+        if (s_.device == kernels::Device::Cuda && e.trace) {
+            // Before any CUDA work, so that CUPTI sees the model's allocations and first kernels too.
+            auto cupti = profiler::CuptiTracer::start(o_.rank);
+            if (cupti.ok()) cupti_ = std::move(cupti).value();
+            else progress_.note("no GPU trace: " + cupti.status().message());
+        }
         try {
             model_ = kernels::Model::create(s_.spec, e.seed, s_.device);
             data_ = std::make_unique<kernels::SyntheticDataset>(s_.spec, e.seed + 1);
@@ -197,6 +214,16 @@ private:
     }
     void check(const profiler::Status& st) {
         if (!st.ok()) throw RunError(st.message());
+    }
+
+    // The CPU tracer's records, and on GPUs what CUPTI has handed over, go to the rank file in one batch each.
+    profiler::Status flushTraces(bool last) {
+        if (auto st = writer_->flush(tracer_); !st.ok()) return st;
+        if (!cupti_) return profiler::Status();
+        if (last) (void)cupti_->stop();
+        else if (auto st = cupti_->flush(); !st.ok()) return st;
+        // CUPTI's dropped count is cumulative: add it once, with the last batch.
+        return writer_->writeEvents(cupti_->tracks(), cupti_->takeEvents(), last ? cupti_->dropped() : 0);
     }
 
     void startRuntime(std::vector<engine::CommUnit> plan) {
@@ -300,7 +327,7 @@ private:
             lastLoss_ = model_->trainStep(batch, hooks);
             if (it > 0) bridge_->iteration(it - 1, iterationStart_[it - 1], iterationStart_[it]);
             progress_.iteration(it, iterations, lastLoss_);
-            if ((it + 1) % kFlushEveryIterations == 0) check(writer_->flush(tracer_));
+            if ((it + 1) % kFlushEveryIterations == 0) check(flushTraces(false));
         }
         // The last iteration ends when its updates are applied.
         for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, iterations);
@@ -354,7 +381,7 @@ private:
         check(writer_->setMetric("param_hash_hi", static_cast<double>(hash >> 32)));
         check(writer_->setMetric("param_hash_lo", static_cast<double>(hash & 0xffffffffu)));
         check(writer_->setMetric("dropped_events", static_cast<double>(tracer_.dropped())));
-        check(writer_->flush(tracer_));
+        check(flushTraces(true));
         check(writer_->close());
         progress_.done(iterMs, lastLoss_, hashText);
     }
@@ -363,6 +390,7 @@ private:
     Setup s_;
     profiler::CpuTracer tracer_;
     Progress progress_;
+    std::unique_ptr<profiler::CuptiTracer> cupti_;  // GPU ranks only
     std::unique_ptr<kernels::Model> model_;
     std::unique_ptr<kernels::SyntheticDataset> data_;
     std::vector<kernels::ParamView> params_;

@@ -14,6 +14,7 @@
 #include <QAbstractItemView>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -298,7 +299,7 @@ private slots:
         QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
         QSignalSpy failed(m_window.get(), &MainWindow::runFailed);
         m_window->setExperiment(QStringLiteral(PACER_SAMPLES_DIR "/experiments/mlp-2rank.json"), project);
-        m_window->setRunSettings({QStringLiteral("pace"), 64 * 1024, 4});
+        m_window->setRunSettings({QString(), 0, 4});  // the experiment's policy, 4 iterations
         QVERIFY(m_window->runAction()->isEnabled());
         m_window->runAction()->trigger();
         auto* progress = m_window->findChild<QProgressBar*>();
@@ -314,6 +315,31 @@ private slots:
         QVERIFY(!progress->isVisible());
         QVERIFY(m_window->runAction()->isEnabled());
         QCOMPARE(failedOpen.count(), 0);
+#endif
+    }
+
+    void cancelStopsTheRun()
+    {
+#if !PACER_GUI_HAVE_LAUNCHER || !PACER_GUI_HAVE_STORE || !defined(PACER_WORKER_PATH)
+        QSKIP("built without the run launcher, the store or pacer-worker");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        m_window->setExperiment(QStringLiteral(PACER_SAMPLES_DIR "/experiments/mlp-2rank.json"),
+                                dir.filePath(QStringLiteral("cancelled.pacer")));
+        m_window->setRunSettings({QString(), 0, 1000});  // long enough that Cancel comes first
+        QSignalSpy finished(m_window.get(), &MainWindow::runFinished);
+        QSignalSpy failed(m_window.get(), &MainWindow::runFailed);
+        m_window->runAction()->trigger();
+        auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("cancelRunButton"));
+        QVERIFY(cancel && cancel->isVisible());
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60'000);
+        QVERIFY2(failed.first().first().toString().contains("cancel"), qPrintable(failed.first().first().toString()));
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(!cancel->isVisible());
+        QVERIFY(m_window->runAction()->isEnabled());
+        QCOMPARE(view()->model()->laneCount(), 4);  // the run on screen stays
 #endif
     }
 

@@ -206,18 +206,20 @@ private slots:
         ProjectOverview overview;
         overview.path = "/tmp/x.pacer";
         overview.experiment = "mlp-2rank";
-        overview.runs = {{1, "first", "fifo", 2, 3, 0}, {2, "", "pace", 2, 3, 1 << 20}};
+        overview.runs = {{1, "first", "fifo", 2, 3, 0}, {2, "", "pace", 2, 3, 1 << 20}, {3, "pace 1 MiB", "pace", 2, 3, 0}};
         overview.schedules = {{5, "pace 1 MiB", "pace"}};
         model.setOverview(overview);
         QCOMPARE(model.rowCount(), 1);
         const QModelIndex experiment = model.index(0, 0);
         QCOMPARE(experiment.data().toString(), QStringLiteral("mlp-2rank"));
         const QModelIndex runs = model.index(0, 0, experiment);
-        QCOMPARE(model.rowCount(runs), 2);
-        // Newest first; a run without a label shows its policy.
-        QCOMPARE(model.index(0, 0, runs).data().toString(), QStringLiteral("#2 pace"));
-        QCOMPARE(model.index(1, 0, runs).data(ProjectTreeModel::RunIdRole).toLongLong(), qint64(1));
-        QCOMPARE(model.runIndex(1), model.index(1, 0, runs));
+        QCOMPARE(model.rowCount(runs), 3);
+        // Newest first; the policy is shown once, and alone when there is no label.
+        QCOMPARE(model.index(0, 0, runs).data().toString(), QStringLiteral("#3 pace 1 MiB"));
+        QCOMPARE(model.index(1, 0, runs).data().toString(), QStringLiteral("#2 pace"));
+        QCOMPARE(model.index(2, 0, runs).data().toString(), QStringLiteral("#1 first · fifo"));
+        QCOMPARE(model.index(2, 0, runs).data(ProjectTreeModel::RunIdRole).toLongLong(), qint64(1));
+        QCOMPARE(model.runIndex(1), model.index(2, 0, runs));
         QCOMPARE(model.parent(model.index(0, 0, runs)), runs);
         const QModelIndex schedules = model.index(1, 0, experiment);
         QCOMPARE(model.index(0, 0, schedules).data(ProjectTreeModel::ScheduleIdRole).toLongLong(), qint64(5));

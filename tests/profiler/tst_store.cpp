@@ -132,7 +132,7 @@ private slots:
             workers.emplace_back([&, r] {
                 results[static_cast<std::size_t>(r)] = [&]() -> Status {
                     RunInfo info{"merge test", "pace", "{}", 1 << 20, ranks, iterations, "cpu", wallClockNs()};
-                    PACER_ASSIGN_OR_RETURN(auto writer, RankFileWriter::create(files[static_cast<std::size_t>(r)], info, r));
+                    PROFILER_ASSIGN_OR_RETURN(auto writer, RankFileWriter::create(files[static_cast<std::size_t>(r)], info, r));
                     CpuTracer tracer(r);
                     const int compute = tracer.addTrack(TrackKind::Compute, "rank " + std::to_string(r) + " compute");
                     const int comm = tracer.addTrack(TrackKind::Comm, "rank " + std::to_string(r) + " comm");
@@ -140,7 +140,7 @@ private slots:
                     for (int l = 0; l < layers; ++l) names.push_back(tracer.internName("layer" + std::to_string(l)));
                     std::vector<TensorRecord> tensors;
                     for (int l = 0; l < layers; ++l) tensors.push_back(TensorRecord{l, "w" + std::to_string(l), l, 100});
-                    PACER_RETURN_IF_ERROR(writer->writeTensors(tensors));
+                    PROFILER_RETURN_IF_ERROR(writer->writeTensors(tensors));
                     std::int64_t t = 1000;
                     for (int it = 0; it < iterations; ++it) {
                         for (int l = 0; l < layers; ++l, t += 100)
@@ -151,11 +151,11 @@ private slots:
                                           it, l, l, 0, 400, l);
                             tracer.record(EventKind::Backward, compute, names[static_cast<std::size_t>(l)], t, t + 90, it, l);
                         }
-                        PACER_RETURN_IF_ERROR(writer->flush(tracer));
+                        PROFILER_RETURN_IF_ERROR(writer->flush(tracer));
                     }
-                    PACER_RETURN_IF_ERROR(writer->setMetric("iter_ms", 10.0 + r));
-                    PACER_RETURN_IF_ERROR(writer->setMetric("param_hash", 123456789.0));
-                    PACER_RETURN_IF_ERROR(writer->setClockOffset(r * 1'000'000));
+                    PROFILER_RETURN_IF_ERROR(writer->setMetric("iter_ms", 10.0 + r));
+                    PROFILER_RETURN_IF_ERROR(writer->setMetric("param_hash", 123456789.0));
+                    PROFILER_RETURN_IF_ERROR(writer->setClockOffset(r * 1'000'000));
                     return writer->close();
                 }();
             });

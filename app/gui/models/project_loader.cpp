@@ -1,7 +1,5 @@
 #include "app/gui/models/project_loader.h"
 
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QJsonDocument>
@@ -105,14 +103,6 @@ quint64 ProjectLoader::load(const QString& path, std::int64_t runId)
     });
     watcher->setFuture(QtConcurrent::run(&m_pool, readProjectSnapshot, path, runId));
     return generation;
-}
-
-bool ProjectLoader::waitForIdle(int timeoutMs)
-{
-    const QDeadlineTimer deadline(timeoutMs);
-    while (m_pending > 0 && !deadline.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    return m_pending == 0;
 }
 
 }  // namespace pacer::gui

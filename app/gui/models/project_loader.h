@@ -42,8 +42,6 @@ public:
     quint64 load(const QString& path, std::int64_t runId = 0);
     bool isLoading() const { return m_pending > 0; }
     quint64 generation() const { return m_generation; }
-    // Blocks until every started read has ended (for shutdown), at most timeoutMs. False on timeout.
-    bool waitForIdle(int timeoutMs);
 
 signals:
     void loaded(const pacer::gui::ProjectSnapshot& snapshot);

@@ -111,7 +111,12 @@ QVariant ProjectTreeModel::data(const QModelIndex& index, int role) const
         const RunEntry& run = m_overview.runs.at(static_cast<std::size_t>(row));
         switch (role) {
         case Qt::DisplayRole:
-            return QStringLiteral("#%1 %2").arg(run.id).arg(run.label.isEmpty() ? run.policy : run.label);
+            // The policy is what tells runs of one experiment apart; show it unless the label already does.
+            if (run.label.isEmpty())
+                return QStringLiteral("#%1 %2").arg(run.id).arg(run.policy);
+            if (run.policy.isEmpty() || run.label.contains(run.policy, Qt::CaseInsensitive))
+                return QStringLiteral("#%1 %2").arg(run.id).arg(run.label);
+            return QStringLiteral("#%1 %2 · %3").arg(run.id).arg(run.label, run.policy);
         case Qt::ToolTipRole:
             return QStringLiteral("run %1: policy %2, %3 ranks, %4 iterations, segment %5")
                 .arg(run.id)

@@ -221,8 +221,10 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
 Result<CostModel> fitCostModel(const ObservedRun& run) {
     if (Status s = validateRun(run); !s.ok()) return s;
     const int skip = warmupIteration(run, ObservedSpan::Comm, ObservedSpan::Comm);
-    // (iteration, tensor, segment, bytes) -> shortest duration over ranks.
-    std::map<std::tuple<int, int, int, std::int64_t>, double> shortest;
+    // (iteration, tensor, segment, bytes) -> (latest start, latest end) over ranks. A collective starts for real
+    // when the last rank joins it and is over when the last rank leaves it: that is what the next collective
+    // waits for. (The shortest span would miss the time the last rank needs to finish after the first.)
+    std::map<std::tuple<int, int, int, std::int64_t>, std::pair<Nanos, Nanos>> latest;
     bool any = false;
     for (const ObservedSpan& s : run.spans) {
         if (s.kind != ObservedSpan::Comm) continue;
@@ -230,21 +232,20 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         any = true;
         if (s.iteration == skip) continue;
         const auto key = std::make_tuple(s.iteration, s.tensor, s.segment, s.bytes);
-        const double d = static_cast<double>(s.end - s.start);
-        auto it = shortest.find(key);
-        if (it == shortest.end())
-            shortest.emplace(key, d);
-        else
-            it->second = std::min(it->second, d);
+        auto [it, fresh] = latest.emplace(key, std::make_pair(s.start, s.end));
+        if (!fresh) {
+            it->second.first = std::max(it->second.first, s.start);
+            it->second.second = std::max(it->second.second, s.end);
+        }
     }
     if (!any) return Status::error("observed run has no communication spans to fit the all-reduce cost from");
 
     // Per message size: the mean time and how many collectives had it. The mean, not the median: on a loaded
     // machine a collective now and then waits milliseconds for a core, and the iteration pays those waits too.
     std::map<double, std::pair<double, double>> bySize;  // bytes -> (sum ns, count)
-    for (const auto& [key, d] : shortest) {
+    for (const auto& [key, span] : latest) {
         auto& [sum, count] = bySize[static_cast<double>(std::get<3>(key))];
-        sum += d;
+        sum += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
         count += 1;
     }
     CostModel c = fitWeighted(bySize);

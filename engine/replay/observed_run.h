@@ -45,11 +45,12 @@ struct ObservedRun {
 // descheduled layer is part of it. The optimizer's cost per element is the mean of the update spans.
 Result<Workload> extractWorkload(const ObservedRun& run);
 
-// Least squares over the observed collectives. Each collective appears on every rank; its time on the rank that
-// arrived last is the transfer alone (the others also waited for that rank), so the shortest span of each
-// (iteration, tensor, segment) is used. Those are averaged per message size and the line is fitted to the
-// per-size means, weighted by their counts (means for the same reason as above). With a single message size the
-// intercept cannot be told from the slope: alpha is then 0.
+// The all-reduce cost from the observed collectives. Each collective appears on every rank; it really starts when
+// the last rank joins (the others wait for it) and is over when the last rank leaves, so each (iteration, tensor,
+// segment) counts from the latest start to the latest end over ranks. Those times are averaged per message size:
+// the line alpha + bytes * ns_per_byte is fitted to the per-size means, weighted by their counts (means, as for
+// the layers: the measured iteration time is a mean), and the per-size means go into CostModel::measured. With a
+// single message size the intercept cannot be told from the slope: alpha is then 0.
 Result<CostModel> fitCostModel(const ObservedRun& run);
 
 // The observed steady iteration time in ms: the median of the Iteration spans after the first iteration,

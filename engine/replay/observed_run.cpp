@@ -131,6 +131,63 @@ CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize)
     return c;
 }
 
+// How long after a collective ends the compute stream that waited for it goes on: per wait span that a collective
+// of its rank ended (the latest collective end inside the wait), the wait's end minus that end; the mean.
+double resumeLatency(const ObservedRun& run) {
+    std::map<int, std::vector<Nanos>> commEnds;  // rank -> ends, sorted
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Comm) commEnds[s.rank].push_back(s.end);
+    for (auto& [rank, ends] : commEnds) std::sort(ends.begin(), ends.end());
+    std::vector<double> samples;
+    for (const ObservedSpan& s : run.spans) {
+        if (s.kind != ObservedSpan::Wait) continue;
+        auto it = commEnds.find(s.rank);
+        if (it == commEnds.end()) continue;
+        const auto& ends = it->second;
+        auto after = std::upper_bound(ends.begin(), ends.end(), s.end);
+        if (after == ends.begin()) continue;
+        const Nanos last = *(after - 1);
+        if (last >= s.start) samples.push_back(static_cast<double>(s.end - last));
+    }
+    return mean(samples);
+}
+
+// How long after a gradient is ready on every rank its collective starts, when the link was idle: the latest
+// rank's start of the collective minus the latest end of its layer's backward, for collectives that found the
+// link idle (the previous collective had ended before the gradient was ready); the mean.
+double dispatchLatency(const ObservedRun& run) {
+    std::map<std::pair<int, int>, Nanos> backwardEnd;  // (iteration, layer) -> latest end over ranks
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Backward) {
+            Nanos& e = backwardEnd[{s.iteration, s.layer}];
+            e = std::max(e, s.end);
+        }
+    std::map<std::tuple<int, int, int>, std::pair<Nanos, Nanos>> latest;  // (iteration, tensor, segment)
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Comm) {
+            auto [it, fresh] = latest.emplace(std::make_tuple(s.iteration, s.tensor, s.segment),
+                                              std::make_pair(s.start, s.end));
+            if (!fresh) {
+                it->second.first = std::max(it->second.first, s.start);
+                it->second.second = std::max(it->second.second, s.end);
+            }
+        }
+    std::vector<std::tuple<Nanos, Nanos, int, int>> units;  // (start, end, iteration, tensor), by start
+    for (const auto& [key, span] : latest)
+        units.emplace_back(span.first, span.second, std::get<0>(key), std::get<1>(key));
+    std::sort(units.begin(), units.end());
+    std::vector<double> samples;
+    for (std::size_t i = 1; i < units.size(); ++i) {
+        const auto& [start, end, iteration, tensor] = units[i];
+        if (tensor < 0 || tensor >= static_cast<int>(run.tensors.size())) continue;
+        auto it = backwardEnd.find({iteration, run.tensors[tensor].layer});
+        if (it == backwardEnd.end()) continue;
+        const Nanos ready = it->second, previousEnd = std::get<1>(units[i - 1]);
+        if (ready > previousEnd && start >= ready) samples.push_back(static_cast<double>(start - ready));
+    }
+    return mean(samples);
+}
+
 }  // namespace
 
 Result<Workload> extractWorkload(const ObservedRun& run) {
@@ -213,6 +270,9 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
     for (const auto& [key, v] : updates)
         if (v.second > 0) rates.push_back(v.first / v.second);
     w.update_ns_per_element = mean(rates);
+
+    w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run)));
+    w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run)));
 
     if (Status s = validateWorkload(w); !s.ok()) return Status::error("extracted workload: " + s.message());
     return w;

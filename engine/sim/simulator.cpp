@@ -71,6 +71,7 @@ Status validateWorkload(const Workload& w) {
     if (w.tensors.empty()) return Status::error("workload has no gradient tensors");
     if (w.ranks < 1) return Status::error("workload rank count must be at least 1, got " + std::to_string(w.ranks));
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
+    if (w.resume_ns < 0 || w.dispatch_ns < 0) return Status::error("negative wake-up latency");
     for (std::size_t i = 0; i < w.tensors.size(); ++i) {
         const TensorInfo& t = w.tensors[i];
         if (t.id != static_cast<int>(i))
@@ -172,8 +173,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         Nanos t = computeFree;
         if (k > 0 && barrier) {
             if (allReduced > t) {
-                emitCompute(SimEvent::Wait, k, 0, t, allReduced);
-                t = allReduced;
+                emitCompute(SimEvent::Wait, k, 0, t, allReduced + w.resume_ns);
+                t = allReduced + w.resume_ns;
             }
             result.iteration_starts.push_back(t);
             for (int l = 0; l < numLayers; ++l)
@@ -185,8 +186,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         for (int l = 0; l < numLayers; ++l) {
             if (k > 0 && !barrier) {
                 if (layerReduced[l] > t) {
-                    emitCompute(SimEvent::Wait, k, l, t, layerReduced[l]);
-                    t = layerReduced[l];
+                    emitCompute(SimEvent::Wait, k, l, t, layerReduced[l] + w.resume_ns);
+                    t = layerReduced[l] + w.resume_ns;
                 }
                 if (l == 0) result.iteration_starts.push_back(t);
                 if (index.update[l] > 0) {
@@ -217,7 +218,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         policy.beginIteration(ready.front().time);
         if (k == iterations - 1) lastIterationFirstUnit = result.events.size();
         std::size_t delivered = 0;
-        Nanos now = std::max(linkFree, ready.front().time);
+        Nanos now = std::max(linkFree, ready.front().time + w.dispatch_ns);
         const std::int64_t maxSteps = kMaxStepsPerTensor * numTensors;
         std::int64_t steps = 0;
         auto deliverUntil = [&](Nanos until) {
@@ -242,7 +243,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                          std::to_string(k) +
                                          ": all gradients are ready, it is not finished, and it "
                                          "sends nothing and names no wake time");
-                now = nextTime;
+                // A gradient's news reaches the idle link only after the communication thread wakes up.
+                now = nextTime == nextReady ? nextTime + w.dispatch_ns : nextTime;
                 deliverUntil(now);
                 continue;
             }
@@ -283,7 +285,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     // Where iteration `iterations` would begin: the same rule as every other start.
     {
         Nanos t = computeFree;
-        t = std::max(t, barrier ? allReduced : layerReduced[0]);
+        const Nanos needed = barrier ? allReduced : layerReduced[0];
+        if (needed > t) t = needed + w.resume_ns;
         result.iteration_starts.push_back(t);
     }
 

@@ -25,6 +25,11 @@ struct Workload {
     // fraction of a nanosecond per element on a GPU (memory bound: ~20 B moved per element).
     double update_ns_per_element = 0;
     int ranks = 2;
+    // How a real runtime reacts, measured on a captured run (0 for a profile): the compute stream resumes
+    // resume_ns after a reduction it waited for has finished (a thread wake-up), and a unit goes on the idle link
+    // dispatch_ns after its gradient became ready (the communication thread's wake-up).
+    Nanos resume_ns = 0;
+    Nanos dispatch_ns = 0;
     std::string name;  // the model's name (zoo profile) or the run it was extracted from; informational
 
     // The optimizer step for `elements` elements, on the compute stream.

@@ -93,6 +93,23 @@ private slots:
         QCOMPARE(r.value().order[1].pieces.front().tensor, 0);
     }
 
+    // The runtime's wake-ups as a captured run measures them: the idle link takes a gradient 30 ns after it is
+    // ready (l1: 430 instead of 400), and compute resumes 20 ns after the reduction it waited for (l0's, which
+    // now ends at 1330: 1350). A unit that finds the link busy pays no dispatch delay (l0 waits for l1 anyway).
+    void wakeUpLatenciesDelayOnlyWhatWaits() {
+        Workload w;
+        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
+        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
+        w.dispatch_ns = 30;
+        w.resume_ns = 20;
+        auto policy = makePolicy(PolicyConfig{}, w.tensors);
+        QVERIFY(policy.ok());
+        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1}, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        QCOMPARE(r.value().iteration_starts, (std::vector<Nanos>{0, 1350, 2700, 4050, 5400}));
+        QCOMPARE(r.value().figures.iter_ms, 1350e-6);
+    }
+
     void lowerBoundNeverAboveSimulated_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("policy");

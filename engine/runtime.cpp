@@ -1,6 +1,7 @@
 #include "engine/runtime.h"
 
 #include "engine/plan.h"
+#include "engine/transport/latency_hint.h"
 #include "pacer/config.h"
 
 #if PACER_HAVE_CUDA
@@ -171,6 +172,8 @@ Status Runtime::waitAll() {
 }
 
 void Runtime::commLoop() {
+    // On CPU ranks this thread stands in for a NIC: its wake-ups must not wait for a compute thread's slice.
+    if (!options_.gpu) (void)requestShortSlice();
     for (int gen = 1;; ++gen) {
         {
             std::unique_lock lock(mutex_);

@@ -273,6 +273,7 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
 
     w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run)));
     w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run)));
+    w.readiness_rides_on_units = run.readiness_rides_on_units;
 
     if (Status s = validateWorkload(w); !s.ok()) return Status::error("extracted workload: " + s.message());
     return w;
@@ -350,6 +351,7 @@ ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const 
     run.tensors = workload.tensors;
     run.ranks = workload.ranks;
     run.policy = policy;
+    run.readiness_rides_on_units = workload.readiness_rides_on_units;
     for (const LayerTimes& l : workload.layers) run.layerNames.push_back(l.name);
     for (int rank = 0; rank < workload.ranks; ++rank) {
         for (const SimEvent& e : sim.events) {

@@ -37,6 +37,10 @@ struct ObservedRun {
     int ranks = 1;
     std::string policy;  // the policy the run used, e.g. "fifo"
     std::vector<ObservedSpan> spans;
+    // The engine that ran (and that replay predicts) took its dynamic-mode decisions with readiness riding on each
+    // unit's collective (host memory; see Workload::readiness_rides_on_units). True for the default capture path,
+    // CPU ranks in dynamic order; a caller that knows the run used plan mode or GPU memory sets it false.
+    bool readiness_rides_on_units = true;
 };
 
 // Per-layer times: per iteration the slowest rank's time (a collective waits for the slowest rank), then the mean

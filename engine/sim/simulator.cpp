@@ -234,6 +234,12 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                      std::to_string(k) + " within " + std::to_string(maxSteps) + " decisions");
             std::optional<CommUnit> unit = policy.next(now);
             if (!unit) {
+                if (delivered < ready.size() && ready[delivered].time <= now) {
+                    // Readiness rides on the units: what became ready during the last one is heard only now, in a
+                    // stand-alone round (its cost is part of the next unit's, as the runtime traces it).
+                    deliverUntil(now);
+                    continue;
+                }
                 // Nothing to send now: jump to the next gradient or to when the policy said it would release work.
                 const Nanos nextReady = delivered < ready.size() ? ready[delivered].time : kNever;
                 const Nanos wake = policy.wakeTime();
@@ -262,8 +268,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 }
             }
             if (end > now) linkBusy.emplace_back(now, end);
-            // Gradients that became ready while the unit was on the wire are heard before its completion.
-            deliverUntil(end);
+            // Gradients that became ready while the unit was on the wire are heard before its completion, unless
+            // readiness rides on the units: then the next decision knows what was ready when this unit started.
+            if (!w.readiness_rides_on_units) deliverUntil(end);
             SimEvent e;
             e.kind = SimEvent::Comm;
             e.iteration = k;

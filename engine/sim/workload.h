@@ -30,6 +30,10 @@ struct Workload {
     // dispatch_ns after its gradient became ready (the communication thread's wake-up).
     Nanos resume_ns = 0;
     Nanos dispatch_ns = 0;
+    // The runtime's dynamic mode on host memory carries the readiness flags of the next decision on each unit's
+    // own collective, sampled when the unit starts: a gradient that becomes ready during a unit is heard one
+    // decision later than with a round before every decision (engine/runtime.h).
+    bool readiness_rides_on_units = false;
     std::string name;  // the model's name (zoo profile) or the run it was extracted from; informational
 
     // The optimizer step for `elements` elements, on the compute stream.

@@ -153,8 +153,8 @@ double resumeLatency(const ObservedRun& run) {
 }
 
 // How long after a gradient is ready on every rank its collective starts, when the link was idle: the latest
-// rank's start of the collective minus the latest end of its layer's backward, for collectives that found the
-// link idle (the previous collective had ended before the gradient was ready); the mean.
+// rank's start of the collective minus the latest end of its layer's backward, for single-tensor collectives
+// that found the link idle (the previous collective had ended before the gradient was ready); the mean.
 double dispatchLatency(const ObservedRun& run) {
     std::map<std::pair<int, int>, Nanos> backwardEnd;  // (iteration, layer) -> latest end over ranks
     for (const ObservedSpan& s : run.spans)
@@ -162,24 +162,30 @@ double dispatchLatency(const ObservedRun& run) {
             Nanos& e = backwardEnd[{s.iteration, s.layer}];
             e = std::max(e, s.end);
         }
-    std::map<std::tuple<int, int, int>, std::pair<Nanos, Nanos>> latest;  // (iteration, tensor, segment)
-    for (const ObservedSpan& s : run.spans)
-        if (s.kind == ObservedSpan::Comm) {
-            auto [it, fresh] = latest.emplace(std::make_tuple(s.iteration, s.tensor, s.segment),
-                                              std::make_pair(s.start, s.end));
-            if (!fresh) {
-                it->second.first = std::max(it->second.first, s.start);
-                it->second.second = std::max(it->second.second, s.end);
-            }
+    // (iteration, tensor, segment) -> latest start and end over ranks, and whether the unit holds one tensor only.
+    // Only those are sampled: a fused unit's span names one of its tensors, not necessarily the last one ready,
+    // and a policy may have held it back on purpose (DDP's buckets).
+    struct Unit {
+        Nanos start = 0, end = 0;
+        bool single = false;
+    };
+    std::map<std::tuple<int, int, int>, Unit> latest;
+    for (const ObservedSpan& s : run.spans) {
+        if (s.kind != ObservedSpan::Comm || s.tensor < 0 || s.tensor >= static_cast<int>(run.tensors.size())) continue;
+        const bool single = s.bytes <= static_cast<std::int64_t>(run.tensors[s.tensor].bytes());
+        auto [it, fresh] = latest.emplace(std::make_tuple(s.iteration, s.tensor, s.segment), Unit{s.start, s.end, single});
+        if (!fresh) {
+            it->second.start = std::max(it->second.start, s.start);
+            it->second.end = std::max(it->second.end, s.end);
         }
-    std::vector<std::tuple<Nanos, Nanos, int, int>> units;  // (start, end, iteration, tensor), by start
-    for (const auto& [key, span] : latest)
-        units.emplace_back(span.first, span.second, std::get<0>(key), std::get<1>(key));
+    }
+    std::vector<std::tuple<Nanos, Nanos, int, int, bool>> units;  // (start, end, iteration, tensor, single)
+    for (const auto& [key, u] : latest) units.emplace_back(u.start, u.end, std::get<0>(key), std::get<1>(key), u.single);
     std::sort(units.begin(), units.end());
     std::vector<double> samples;
     for (std::size_t i = 1; i < units.size(); ++i) {
-        const auto& [start, end, iteration, tensor] = units[i];
-        if (tensor < 0 || tensor >= static_cast<int>(run.tensors.size())) continue;
+        const auto& [start, end, iteration, tensor, single] = units[i];
+        if (!single) continue;
         auto it = backwardEnd.find({iteration, run.tensors[tensor].layer});
         if (it == backwardEnd.end()) continue;
         const Nanos ready = it->second, previousEnd = std::get<1>(units[i - 1]);

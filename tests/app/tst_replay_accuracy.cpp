@@ -21,6 +21,8 @@ using namespace pacer::testing;
 namespace {
 
 const QString kSegment = QStringLiteral("2MiB");
+constexpr int kAttempts = 3;
+constexpr double kStableDrift = 0.03;
 
 struct Captured {
     QString project;
@@ -34,10 +36,22 @@ class ReplayAccuracyTest : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        fifo_ = capture("fifo");
-        pace_ = capture("pace");
-        QVERIFY(fifo_.measuredMs > 0);
-        QVERIFY(pace_.measuredMs > 0);
+        // The cross-policy claim compares two runs, so both must see the same machine: on a shared 2-core machine
+        // another job starting or ending between the captures moves every time by 20% or more. So the pace run is
+        // bracketed by two fifo runs, and the pair is captured again while the two fifo runs disagree by more than
+        // kStableDrift (a changed machine, not a wrong prediction). The last attempt is tested whatever it gave.
+        for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+            fifo_ = capture("fifo", attempt);
+            pace_ = capture("pace", attempt);
+            const Captured again = capture("fifo-again", attempt, "fifo");
+            QVERIFY(fifo_.measuredMs > 0);
+            QVERIFY(pace_.measuredMs > 0);
+            QVERIFY(again.measuredMs > 0);
+            const double drift = std::abs(again.measuredMs - fifo_.measuredMs) / fifo_.measuredMs;
+            qInfo("attempt %d: fifo %.3f ms, pace %.3f ms, fifo again %.3f ms (drift %.1f%%)", attempt,
+                  fifo_.measuredMs, pace_.measuredMs, again.measuredMs, 100 * drift);
+            if (drift <= kStableDrift) break;
+        }
     }
 
     void replayReproducesTheRunItCameFrom_data() {
@@ -78,9 +92,10 @@ private slots:
     }
 
 private:
-    Captured capture(const QString& policy) {
+    Captured capture(const QString& label, int attempt, QString policy = {}) {
+        if (policy.isEmpty()) policy = label;
         Captured c;
-        c.project = dir_.filePath(policy + ".pacer");
+        c.project = dir_.filePath(QString("%1-%2.pacer").arg(label).arg(attempt));
         const ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-wide-2rank.json"), "--out",
                                         c.project, "--policy", policy, "--segment-bytes", kSegment, "--iterations", "30",
                                         "--json"});

@@ -1,6 +1,7 @@
 #include "engine/runtime.h"
 
 #include "engine/plan.h"
+#include "engine/transport/latency_hint.h"
 #include "pacer/config.h"
 
 #if PACER_HAVE_CUDA
@@ -171,6 +172,8 @@ Status Runtime::waitAll() {
 }
 
 void Runtime::commLoop() {
+    // On CPU ranks this thread stands in for a NIC: its wake-ups must not wait for a compute thread's slice.
+    if (!options_.gpu) (void)requestShortSlice();
     for (int gen = 1;; ++gen) {
         {
             std::unique_lock lock(mutex_);
@@ -225,46 +228,65 @@ Status Runtime::runDynamicIteration(int gen) {
     std::vector<bool> globallyReady(n, false);
     std::vector<bool> announced(n, false);
     std::optional<CommUnit> pendingDone;
-    bool enterAtOnce = true;  // after a unit there may be more work: every rank enters the next round at once
+    // Whether every rank enters the next round at once (there may be more work) or first waits for news. Not at
+    // the start: the iteration begins as backward begins, before any gradient exists, and a round then would
+    // only agree that nothing is ready and delay the round that finds the first gradient.
+    bool enterAtOnce = false;
+    // On host memory the readiness flags of the next decision ride on each unit's own collective (appended to its
+    // buffer), so a stream of units costs one collective each instead of two: each collective is several thread
+    // wake-ups, which on a loaded machine is most of a small unit's time. Then `agreed` says control already
+    // holds the agreement of the next round.
+    const bool piggyback = !options_.gpu && !transport_.deviceMemory();
+    bool agreed = false;
     using Clock = std::chrono::steady_clock;
     Clock::time_point wake = Clock::time_point::max();  // when the policy's held-back work is due
-    for (bool first = true;; first = false) {
-        std::unique_lock lock(mutex_);
-        if (!enterAtOnce) {
-            // Nothing to send until this rank has news (a gradient) or the policy's held-back work is due. A rank
-            // with nothing left to wait for joins the next round at once, since the news must come from a peer;
-            // but while the policy holds work back until a known time, everyone waits for that time (news before
-            // it would change nothing), which keeps the ranks from spinning through empty rounds.
-            const bool holding = wake != Clock::time_point::max();
-            auto hasNews = [&] {
-                if (stop_ || !error_.ok()) return true;
-                bool all = true;
-                for (int t = 0; t < n; ++t) {
-                    const bool ready = readyGen_[t] >= gen;
-                    if (ready && !announced[t]) return true;
-                    all = all && ready;
-                }
-                return all && !holding;
-            };
-            const auto deadline = std::min(wake, Clock::now() + options_.timeout);
-            const bool news = changed_.wait_until(lock, deadline, hasNews);
-            if (stop_) return Status::error("runtime stopped during an iteration");
-            if (!error_.ok()) return error_;
-            if (!news && Clock::now() < wake)
-                return Status::error("rank " + std::to_string(transport_.rank()) + ": no gradient became ready within " +
-                                     std::to_string(options_.timeout.count()) + " ms");
-        }
+    auto flagReadiness = [&] {  // under mutex_
         for (int t = 0; t < n; ++t) {
             const bool ready = readyGen_[t] >= gen;
             control[t] = ready ? 1.0f : 0.0f;
             if (ready) announced[t] = true;
         }
-        lock.unlock();
-        const Nanos roundStart = clockNs();
-        if (transport_.rank() == 0) encodeClock(roundStart, control.data() + n);
+    };
+    auto stampClock = [&](Nanos at) {
+        if (transport_.rank() == 0) encodeClock(at, control.data() + n);
         else std::fill(control.begin() + n, control.end(), 0.0f);
-
-        PACER_RETURN_IF_ERROR(transport_.allreduce(control.data(), control.size()));
+    };
+    for (bool first = true;; first = false) {
+        Nanos roundStart = -1;  // the start of a stand-alone agreement round, if this decision needed one
+        if (!agreed) {
+            std::unique_lock lock(mutex_);
+            if (!enterAtOnce) {
+                // Nothing to send until this rank has news (a gradient) or the policy's held-back work is due. A
+                // rank with nothing left to wait for joins the next round at once, since the news must come from a
+                // peer; but while the policy holds work back until a known time, everyone waits for that time
+                // (news before it would change nothing), which keeps the ranks from spinning through empty rounds.
+                const bool holding = wake != Clock::time_point::max();
+                auto hasNews = [&] {
+                    if (stop_ || !error_.ok()) return true;
+                    bool all = true;
+                    for (int t = 0; t < n; ++t) {
+                        const bool ready = readyGen_[t] >= gen;
+                        if (ready && !announced[t]) return true;
+                        all = all && ready;
+                    }
+                    return all && !holding;
+                };
+                const auto deadline = std::min(wake, Clock::now() + options_.timeout);
+                const bool news = changed_.wait_until(lock, deadline, hasNews);
+                if (stop_) return Status::error("runtime stopped during an iteration");
+                if (!error_.ok()) return error_;
+                if (!news && Clock::now() < wake)
+                    return Status::error("rank " + std::to_string(transport_.rank()) +
+                                         ": no gradient became ready within " +
+                                         std::to_string(options_.timeout.count()) + " ms");
+            }
+            flagReadiness();
+            lock.unlock();
+            roundStart = clockNs();
+            stampClock(roundStart);
+            PACER_RETURN_IF_ERROR(transport_.allreduce(control.data(), control.size()));
+        }
+        agreed = false;
         const Nanos now = decodeClock(control.data() + n);
         if (first) policy_->beginIteration(now);
         if (pendingDone) policy_->onUnitDone(*pendingDone, now);
@@ -289,15 +311,25 @@ Status Runtime::runDynamicIteration(int gen) {
             if (p.tensor < 0 || p.tensor >= n || !globallyReady[p.tensor])
                 return Status::error("policy '" + std::string(policy_->name()) + "' chose tensor " +
                                      std::to_string(p.tensor) + " before its gradient was ready on every rank");
-        // The unit's span starts with the agreement round that chose it: in dynamic mode that round is part of
-        // what each unit costs, so the timeline shows it and replay's fitted per-call cost includes it.
-        PACER_RETURN_IF_ERROR(execute(*unit, gen, roundStart));
+        // The unit's span starts with the stand-alone agreement round that chose it, if there was one: that round
+        // is part of what the unit cost, so the timeline shows it and replay's fitted per-call cost includes it.
+        if (piggyback) {
+            {
+                std::lock_guard lock(mutex_);
+                flagReadiness();
+            }
+            stampClock(clockNs());
+            PACER_RETURN_IF_ERROR(execute(*unit, gen, roundStart, &control));
+            agreed = true;
+        } else {
+            PACER_RETURN_IF_ERROR(execute(*unit, gen, roundStart));
+        }
         pendingDone = std::move(unit);
         enterAtOnce = true;
     }
 }
 
-Status Runtime::execute(const CommUnit& unit, int gen, Nanos spanStart) {
+Status Runtime::execute(const CommUnit& unit, int gen, Nanos spanStart, std::vector<float>* rider) {
     SegmentRange range(options_.gpu, unit);
     const Nanos start = spanStart >= 0 ? spanStart : clockNs();
     if (options_.gpu) {
@@ -310,19 +342,23 @@ Status Runtime::execute(const CommUnit& unit, int gen, Nanos spanStart) {
             PACER_RETURN_IF_ERROR(transport_.waitEvent(event));
         }
     }
-    if (unit.pieces.size() == 1) {
+    const std::size_t riderCount = rider ? rider->size() : 0;
+    if (unit.pieces.size() == 1 && riderCount == 0) {
         const Piece& p = unit.pieces.front();
         PACER_RETURN_IF_ERROR(transport_.allreduce(gradients_[p.tensor] + p.offset, p.count));
     } else {
-        // A fused unit: pack the pieces into one buffer, reduce it once, unpack.
-        auto buffer = transport_.scratch(unit.elements());
+        // A fused unit, or one carrying the next round's control block (host memory only): pack the pieces
+        // (and the rider) into one buffer, reduce it once, unpack.
+        auto buffer = transport_.scratch(unit.elements() + riderCount);
         if (!buffer.ok()) return buffer.status();
         std::size_t at = 0;
         for (const Piece& p : unit.pieces) {
             PACER_RETURN_IF_ERROR(transport_.copy(*buffer + at, gradients_[p.tensor] + p.offset, p.count));
             at += p.count;
         }
-        PACER_RETURN_IF_ERROR(transport_.allreduce(*buffer, at));
+        if (riderCount > 0) std::copy(rider->begin(), rider->end(), *buffer + at);
+        PACER_RETURN_IF_ERROR(transport_.allreduce(*buffer, at + riderCount));
+        if (riderCount > 0) std::copy(*buffer + at, *buffer + at + riderCount, rider->begin());
         at = 0;
         for (const Piece& p : unit.pieces) {
             PACER_RETURN_IF_ERROR(transport_.copy(gradients_[p.tensor] + p.offset, *buffer + at, p.count));

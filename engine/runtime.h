@@ -7,9 +7,12 @@
 //
 // Every rank issues the same collectives in the same order, in one of two modes (docs/ARCHITECTURE.md):
 //   Plan     the caller gives the unit order of one iteration; every rank follows it.
-//   Dynamic  before each decision the ranks run one tiny all-reduce that sums their readiness flags and carries
-//            rank 0's clock; a tensor is ready when all ranks have it, and every rank feeds the same events at
-//            the same agreed time to its own copy of the (deterministic) policy, so all ranks choose alike.
+//   Dynamic  before each decision the ranks agree on readiness: an all-reduce sums their readiness flags and
+//            carries rank 0's clock; a tensor is ready when all ranks have it, and every rank feeds the same events
+//            at the same agreed time to its own copy of the (deterministic) policy, so all ranks choose alike. On
+//            host memory the flags ride on the previous unit's own collective (sampled when it started), so a
+//            stream of units costs one collective per unit; a stand-alone round runs only when that agreement
+//            leaves nothing to send (and, on GPU, before every decision).
 //
 // Errors (a dead peer, a timeout, bad input) are kept and returned by the next call that waits; after an error
 // the runtime stays failed. Every wait has RuntimeOptions::timeout.
@@ -64,7 +67,8 @@ private:
     Status runPlanIteration(int gen);
     Status runDynamicIteration(int gen);
     Status waitLocallyReady(const CommUnit& unit, int gen);
-    Status execute(const CommUnit& unit, int gen, Nanos spanStart = -1);  // spanStart < 0: now
+    // spanStart < 0: now. rider (host memory only): floats summed in the same collective, after the unit's data.
+    Status execute(const CommUnit& unit, int gen, Nanos spanStart = -1, std::vector<float>* rider = nullptr);
     void fail(Status error);
     Nanos clockNs() const;
 

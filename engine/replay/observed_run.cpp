@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
@@ -17,6 +18,13 @@ double median(std::vector<double> v) {
     if (v.size() % 2 == 1) return upper;
     const double lower = *std::max_element(v.begin(), v.begin() + mid);
     return (lower + upper) / 2;
+}
+
+double mean(const std::vector<double>& v) {
+    if (v.empty()) return 0;
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
 }
 
 Status validateRun(const ObservedRun& run) {
@@ -48,6 +56,138 @@ int warmupIteration(const ObservedRun& run, ObservedSpan::Kind a, ObservedSpan::
     return hi > lo ? lo : INT32_MIN;  // INT32_MIN: keep everything
 }
 
+// The compute stream's time between traced spans: the loss, the next batch, hooks, and above all the moments the
+// compute thread is descheduled between two layers (on a loaded CPU machine: milliseconds per iteration). It is
+// part of the iteration, so it is charged to a neighbouring span: to the span it precedes, so that a layer's
+// gradients are not made later than they were; but a gap before a wait goes to the span before it, since the
+// wait began only after it (the next span starts once the wait is over, whatever the gap was).
+std::vector<double> untracedComputeTime(const ObservedRun& run) {
+    std::vector<double> extra(run.spans.size(), 0.0);
+    std::map<int, std::vector<std::size_t>> byRank;
+    for (std::size_t i = 0; i < run.spans.size(); ++i) {
+        const ObservedSpan::Kind k = run.spans[i].kind;
+        if (k == ObservedSpan::Forward || k == ObservedSpan::Backward || k == ObservedSpan::Update ||
+            k == ObservedSpan::Wait)
+            byRank[run.spans[i].rank].push_back(i);
+    }
+    for (auto& [rank, ids] : byRank) {
+        std::sort(ids.begin(), ids.end(), [&](std::size_t a, std::size_t b) {
+            return run.spans[a].start < run.spans[b].start;
+        });
+        std::size_t lastWork = SIZE_MAX;  // the last span that is not a wait
+        Nanos lastEnd = 0;
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const ObservedSpan& s = run.spans[ids[k]];
+            const double gap = k == 0 ? 0.0 : static_cast<double>(s.start - lastEnd);
+            if (gap > 0) {
+                if (s.kind != ObservedSpan::Wait)
+                    extra[ids[k]] += gap;
+                else if (lastWork != SIZE_MAX)
+                    extra[lastWork] += gap;
+            }
+            if (s.kind != ObservedSpan::Wait) lastWork = ids[k];
+            lastEnd = std::max(lastEnd, s.end);
+        }
+    }
+    return extra;
+}
+
+// Weighted least squares over per-size mean times (weight = the size's count): each collective counts once.
+CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize) {
+    double sw = 0, sx = 0, sy = 0;
+    for (const auto& [x, v] : bySize) {
+        sw += v.second;
+        sx += v.second * x;
+        sy += v.first;  // = count * mean
+    }
+    const double mx = sx / sw, my = sy / sw;
+    double sxx = 0, sxy = 0;
+    for (const auto& [x, v] : bySize) {
+        const double y = v.first / v.second;
+        sxx += v.second * (x - mx) * (x - mx);
+        sxy += v.second * (x - mx) * (y - my);
+    }
+    auto throughOrigin = [&] {
+        double num = 0, den = 0;
+        for (const auto& [x, v] : bySize) {
+            num += v.second * x * (v.first / v.second);
+            den += v.second * x * x;
+        }
+        CostModel c;
+        c.alpha_ns = 0;
+        c.ns_per_byte = den > 0 ? num / den : 0;
+        return c;
+    };
+    CostModel c;
+    if (bySize.size() < 2 || sxx <= 1e-9 * std::max(1.0, mx * mx)) return throughOrigin();  // one size: no intercept
+    c.ns_per_byte = sxy / sxx;
+    c.alpha_ns = my - c.ns_per_byte * mx;
+    if (c.alpha_ns < 0) return throughOrigin();  // a negative fixed cost is noise
+    if (c.ns_per_byte < 0) {
+        // Larger messages came out cheaper: noise again; the fixed cost alone explains the data best.
+        c.ns_per_byte = 0;
+        c.alpha_ns = my;
+    }
+    return c;
+}
+
+// How long after a collective ends the compute stream that waited for it goes on: per wait span that a collective
+// of its rank ended (the latest collective end inside the wait), the wait's end minus that end; the mean.
+double resumeLatency(const ObservedRun& run) {
+    std::map<int, std::vector<Nanos>> commEnds;  // rank -> ends, sorted
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Comm) commEnds[s.rank].push_back(s.end);
+    for (auto& [rank, ends] : commEnds) std::sort(ends.begin(), ends.end());
+    std::vector<double> samples;
+    for (const ObservedSpan& s : run.spans) {
+        if (s.kind != ObservedSpan::Wait) continue;
+        auto it = commEnds.find(s.rank);
+        if (it == commEnds.end()) continue;
+        const auto& ends = it->second;
+        auto after = std::upper_bound(ends.begin(), ends.end(), s.end);
+        if (after == ends.begin()) continue;
+        const Nanos last = *(after - 1);
+        if (last >= s.start) samples.push_back(static_cast<double>(s.end - last));
+    }
+    return mean(samples);
+}
+
+// How long after a gradient is ready on every rank its collective starts, when the link was idle: the latest
+// rank's start of the collective minus the latest end of its layer's backward, for collectives that found the
+// link idle (the previous collective had ended before the gradient was ready); the mean.
+double dispatchLatency(const ObservedRun& run) {
+    std::map<std::pair<int, int>, Nanos> backwardEnd;  // (iteration, layer) -> latest end over ranks
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Backward) {
+            Nanos& e = backwardEnd[{s.iteration, s.layer}];
+            e = std::max(e, s.end);
+        }
+    std::map<std::tuple<int, int, int>, std::pair<Nanos, Nanos>> latest;  // (iteration, tensor, segment)
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Comm) {
+            auto [it, fresh] = latest.emplace(std::make_tuple(s.iteration, s.tensor, s.segment),
+                                              std::make_pair(s.start, s.end));
+            if (!fresh) {
+                it->second.first = std::max(it->second.first, s.start);
+                it->second.second = std::max(it->second.second, s.end);
+            }
+        }
+    std::vector<std::tuple<Nanos, Nanos, int, int>> units;  // (start, end, iteration, tensor), by start
+    for (const auto& [key, span] : latest)
+        units.emplace_back(span.first, span.second, std::get<0>(key), std::get<1>(key));
+    std::sort(units.begin(), units.end());
+    std::vector<double> samples;
+    for (std::size_t i = 1; i < units.size(); ++i) {
+        const auto& [start, end, iteration, tensor] = units[i];
+        if (tensor < 0 || tensor >= static_cast<int>(run.tensors.size())) continue;
+        auto it = backwardEnd.find({iteration, run.tensors[tensor].layer});
+        if (it == backwardEnd.end()) continue;
+        const Nanos ready = it->second, previousEnd = std::get<1>(units[i - 1]);
+        if (ready > previousEnd && start >= ready) samples.push_back(static_cast<double>(start - ready));
+    }
+    return mean(samples);
+}
+
 }  // namespace
 
 Result<Workload> extractWorkload(const ObservedRun& run) {
@@ -58,9 +198,10 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
             numLayers = std::max(numLayers, s.layer + 1);
 
+    const std::vector<double> extra = untracedComputeTime(run);
     const int skip = warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward);
-    // (kind, rank, iteration, layer) -> summed duration: a layer may be traced as several spans (kernels).
-    std::map<std::tuple<int, int, int, int>, double> perIteration;
+    // (kind, iteration, layer, rank) -> summed duration: a layer may be traced as several spans (kernels).
+    std::map<std::tuple<int, int, int, int>, double> perRankIteration;
     bool any = false;
     for (const ObservedSpan& s : run.spans) {
         if (s.kind != ObservedSpan::Forward && s.kind != ObservedSpan::Backward) continue;
@@ -71,14 +212,21 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
                                  std::to_string(s.iteration) + ")");
         any = true;
         if (s.iteration == skip) continue;
-        perIteration[{s.kind, s.rank, s.iteration, s.layer}] += static_cast<double>(s.end - s.start);
+        perRankIteration[{s.kind, s.iteration, s.layer, s.rank}] +=
+            static_cast<double>(s.end - s.start) + extra[&s - run.spans.data()];
     }
     if (!any) return Status::error("observed run has no forward or backward spans to extract layer times from");
 
-    // (kind, rank, layer) -> durations over iterations; then the median, then the max over ranks.
-    std::map<std::tuple<int, int, int>, std::vector<double>> series;
-    for (const auto& [key, ns] : perIteration)
-        series[{std::get<0>(key), std::get<1>(key), std::get<3>(key)}].push_back(ns);
+    // A collective waits for the slowest rank of each iteration, so the slowest rank's time per iteration is what
+    // counts; then the mean over iterations, not the median: the measured iteration time is a mean, and on a
+    // loaded machine the slow iterations (a rank descheduled for milliseconds) are part of it.
+    std::map<std::tuple<int, int, int>, double> slowest;  // (kind, iteration, layer) -> max over ranks
+    for (const auto& [key, ns] : perRankIteration) {
+        double& v = slowest[{std::get<0>(key), std::get<1>(key), std::get<2>(key)}];
+        v = std::max(v, ns);
+    }
+    std::map<std::pair<int, int>, std::vector<double>> series;  // (kind, layer) -> per iteration
+    for (const auto& [key, ns] : slowest) series[{std::get<0>(key), std::get<2>(key)}].push_back(ns);
 
     Workload w;
     w.name = run.policy.empty() ? "observed run" : "observed " + run.policy + " run";
@@ -89,8 +237,8 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
         w.layers[l].name =
             l < static_cast<int>(run.layerNames.size()) ? run.layerNames[l] : "layer " + std::to_string(l);
     for (const auto& [key, values] : series) {
-        const auto [kind, rank, layer] = key;
-        const Nanos m = static_cast<Nanos>(std::llround(median(values)));
+        const auto [kind, layer] = key;
+        const Nanos m = static_cast<Nanos>(std::llround(mean(values)));
         LayerTimes& lt = w.layers[layer];
         Nanos& slot = kind == ObservedSpan::Forward ? lt.forward : lt.backward;
         slot = std::max(slot, m);
@@ -115,13 +263,17 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
         else if (s.layer >= 0 && s.layer < numLayers)
             elements = static_cast<double>(layerElements[s.layer]);
         auto& [ns, el] = updates[{s.rank, s.iteration}];
-        ns += static_cast<double>(s.end - s.start);
+        ns += static_cast<double>(s.end - s.start) + extra[&s - run.spans.data()];
         el += elements;
     }
     std::vector<double> rates;
     for (const auto& [key, v] : updates)
         if (v.second > 0) rates.push_back(v.first / v.second);
-    w.update_ns_per_element = median(rates);
+    w.update_ns_per_element = mean(rates);
+
+    w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run)));
+    w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run)));
+    w.readiness_rides_on_units = run.readiness_rides_on_units;
 
     if (Status s = validateWorkload(w); !s.ok()) return Status::error("extracted workload: " + s.message());
     return w;
@@ -130,8 +282,10 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
 Result<CostModel> fitCostModel(const ObservedRun& run) {
     if (Status s = validateRun(run); !s.ok()) return s;
     const int skip = warmupIteration(run, ObservedSpan::Comm, ObservedSpan::Comm);
-    // (iteration, tensor, segment, bytes) -> shortest duration over ranks.
-    std::map<std::tuple<int, int, int, std::int64_t>, double> shortest;
+    // (iteration, tensor, segment, bytes) -> (latest start, latest end) over ranks. A collective starts for real
+    // when the last rank joins it and is over when the last rank leaves it: that is what the next collective
+    // waits for. (The shortest span would miss the time the last rank needs to finish after the first.)
+    std::map<std::tuple<int, int, int, std::int64_t>, std::pair<Nanos, Nanos>> latest;
     bool any = false;
     for (const ObservedSpan& s : run.spans) {
         if (s.kind != ObservedSpan::Comm) continue;
@@ -139,79 +293,43 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         any = true;
         if (s.iteration == skip) continue;
         const auto key = std::make_tuple(s.iteration, s.tensor, s.segment, s.bytes);
-        const double d = static_cast<double>(s.end - s.start);
-        auto it = shortest.find(key);
-        if (it == shortest.end())
-            shortest.emplace(key, d);
-        else
-            it->second = std::min(it->second, d);
+        auto [it, fresh] = latest.emplace(key, std::make_pair(s.start, s.end));
+        if (!fresh) {
+            it->second.first = std::max(it->second.first, s.start);
+            it->second.second = std::max(it->second.second, s.end);
+        }
     }
     if (!any) return Status::error("observed run has no communication spans to fit the all-reduce cost from");
 
-    std::vector<std::pair<double, double>> points;  // (bytes, ns)
-    points.reserve(shortest.size());
-    for (const auto& [key, d] : shortest) points.emplace_back(static_cast<double>(std::get<3>(key)), d);
-
-    auto fit = [](const std::vector<std::pair<double, double>>& pts) {
-        double sx = 0, sy = 0;
-        for (const auto& [x, y] : pts) {
-            sx += x;
-            sy += y;
-        }
-        const double n = static_cast<double>(pts.size());
-        const double mx = sx / n, my = sy / n;
-        double sxx = 0, sxy = 0;
-        for (const auto& [x, y] : pts) {
-            sxx += (x - mx) * (x - mx);
-            sxy += (x - mx) * (y - my);
-        }
-        CostModel c;
-        if (sxx <= 1e-9 * std::max(1.0, mx * mx)) {
-            // One message size: the line through the origin.
-            double sxy0 = 0, sxx0 = 0;
-            for (const auto& [x, y] : pts) {
-                sxy0 += x * y;
-                sxx0 += x * x;
-            }
-            c.alpha_ns = 0;
-            c.ns_per_byte = sxx0 > 0 ? sxy0 / sxx0 : 0;
-            return c;
-        }
-        c.ns_per_byte = sxy / sxx;
-        c.alpha_ns = my - c.ns_per_byte * mx;
-        if (c.alpha_ns < 0) {
-            // A negative fixed cost is noise; the best line with alpha = 0 goes through the origin.
-            double sxy0 = 0, sxx0 = 0;
-            for (const auto& [x, y] : pts) {
-                sxy0 += x * y;
-                sxx0 += x * x;
-            }
-            c.alpha_ns = 0;
-            c.ns_per_byte = sxy0 / sxx0;
-        } else if (c.ns_per_byte < 0) {
-            c.ns_per_byte = 0;
-            c.alpha_ns = my;
-        }
-        return c;
-    };
-
-    CostModel c = fit(points);
-    std::vector<double> residuals;
-    residuals.reserve(points.size());
-    for (const auto& [x, y] : points) residuals.push_back(std::abs(y - (c.alpha_ns + c.ns_per_byte * x)));
-    const double mad = median(residuals);
-    if (points.size() >= 4) {
-        // An outlier is far off in absolute terms (4 MADs) and in relative ones (5% of the prediction): timer
-        // granularity must not make near-perfect points look like outliers.
-        std::vector<std::pair<double, double>> kept;
-        for (std::size_t i = 0; i < points.size(); ++i) {
-            const double predicted = c.alpha_ns + c.ns_per_byte * points[i].first;
-            if (residuals[i] <= std::max(4 * mad, 0.05 * predicted)) kept.push_back(points[i]);
-        }
-        bool sizes = false;  // at least two distinct sizes, or the refit loses the intercept
-        for (const auto& p : kept) sizes = sizes || p.first != kept.front().first;
-        if (sizes && kept.size() < points.size()) c = fit(kept);
+    // Per message size: the mean time and how many collectives had it. The mean, not the median: on a loaded
+    // machine a collective now and then waits milliseconds for a core, and the iteration pays those waits too.
+    std::map<double, std::pair<double, double>> bySize;  // bytes -> (sum ns, count)
+    for (const auto& [key, span] : latest) {
+        auto& [sum, count] = bySize[static_cast<double>(std::get<3>(key))];
+        sum += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
+        count += 1;
     }
+    CostModel c = fitWeighted(bySize);
+    // One pass drops sizes whose mean is far off the line in absolute terms (4 median absolute deviations) and
+    // relative ones (50% of the prediction: scheduling noise alone moves the means of small sizes a lot), then
+    // refits: a lone page fault at an odd size must not bend the line.
+    if (bySize.size() >= 4) {
+        std::vector<double> residuals;
+        for (const auto& [x, v] : bySize)
+            residuals.push_back(std::abs(v.first / v.second - static_cast<double>(c.at(static_cast<std::size_t>(x)))));
+        const double mad = median(residuals);
+        std::map<double, std::pair<double, double>> kept;
+        std::size_t i = 0;
+        for (const auto& [x, v] : bySize) {
+            const double predicted = static_cast<double>(c.at(static_cast<std::size_t>(x)));
+            if (residuals[i++] <= std::max(4 * mad, 0.5 * predicted)) kept.emplace(x, v);
+        }
+        if (kept.size() >= 2 && kept.size() < bySize.size()) {
+            c = fitWeighted(kept);
+            bySize = std::move(kept);
+        }
+    }
+    for (const auto& [x, v] : bySize) c.measured.emplace_back(x, v.first / v.second);
     return c;
 }
 
@@ -233,6 +351,7 @@ ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const 
     run.tensors = workload.tensors;
     run.ranks = workload.ranks;
     run.policy = policy;
+    run.readiness_rides_on_units = workload.readiness_rides_on_units;
     for (const LayerTimes& l : workload.layers) run.layerNames.push_back(l.name);
     for (int rank = 0; rank < workload.ranks; ++rank) {
         for (const SimEvent& e : sim.events) {

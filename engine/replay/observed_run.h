@@ -37,17 +37,24 @@ struct ObservedRun {
     int ranks = 1;
     std::string policy;  // the policy the run used, e.g. "fifo"
     std::vector<ObservedSpan> spans;
+    // The engine that ran (and that replay predicts) took its dynamic-mode decisions with readiness riding on each
+    // unit's collective (host memory; see Workload::readiness_rides_on_units). True for the default capture path,
+    // CPU ranks in dynamic order; a caller that knows the run used plan mode or GPU memory sets it false.
+    bool readiness_rides_on_units = true;
 };
 
-// Per-layer times are the median over the steady iterations (the first is left out when there are several:
-// it pays for allocation and warm caches) of each rank, then the maximum over ranks: a collective waits for
-// the slowest rank. The optimizer's cost per element is the median of the update spans.
+// Per-layer times: per iteration the slowest rank's time (a collective waits for the slowest rank), then the mean
+// over the steady iterations (the first is left out when there are several: it pays for allocation and warm
+// caches). Means, not medians: the measured iteration time is a mean, and on a loaded machine the occasional
+// descheduled layer is part of it. The optimizer's cost per element is the mean of the update spans.
 Result<Workload> extractWorkload(const ObservedRun& run);
 
-// Least squares over the observed collectives. Each collective appears on every rank; its time on the rank that
-// arrived last is the transfer alone (the others also waited for that rank), so the shortest span of each
-// (iteration, tensor, segment) is used. One pass drops outliers (beyond 4 median absolute deviations and 5%) and
-// refits. With a single message size the intercept cannot be told from the slope: alpha is then 0.
+// The all-reduce cost from the observed collectives. Each collective appears on every rank; it really starts when
+// the last rank joins (the others wait for it) and is over when the last rank leaves, so each (iteration, tensor,
+// segment) counts from the latest start to the latest end over ranks. Those times are averaged per message size:
+// the line alpha + bytes * ns_per_byte is fitted to the per-size means, weighted by their counts (means, as for
+// the layers: the measured iteration time is a mean), and the per-size means go into CostModel::measured. With a
+// single message size the intercept cannot be told from the slope: alpha is then 0.
 Result<CostModel> fitCostModel(const ObservedRun& run);
 
 // The observed steady iteration time in ms: the median of the Iteration spans after the first iteration,

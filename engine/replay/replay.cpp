@@ -72,6 +72,8 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
     } else {
         c.alpha_ns = ringSteps(n) * whatIf.link_latency_us * 1000.0;
     }
+    // The measured per-size times belong to the observed link and rank count only.
+    if (!keepsBandwidth || !keepsLatency || n != n0) c.measured.clear();
     if (n == 1) c = CostModel{0.0, 0.0};
     return c;
 }

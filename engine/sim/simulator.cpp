@@ -71,6 +71,7 @@ Status validateWorkload(const Workload& w) {
     if (w.tensors.empty()) return Status::error("workload has no gradient tensors");
     if (w.ranks < 1) return Status::error("workload rank count must be at least 1, got " + std::to_string(w.ranks));
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
+    if (w.resume_ns < 0 || w.dispatch_ns < 0) return Status::error("negative wake-up latency");
     for (std::size_t i = 0; i < w.tensors.size(); ++i) {
         const TensorInfo& t = w.tensors[i];
         if (t.id != static_cast<int>(i))
@@ -109,10 +110,19 @@ double lowerBoundMs(const Workload& w, const CostModel& cost) {
         if (t.layer == j) bytesJ += static_cast<double>(t.bytes());
     // Half a nanosecond per tensor allows for the per-unit rounding of CostModel::at.
     const double roundingSlack = 0.5 * static_cast<double>(w.tensors.size());
-    const double alpha = std::max(0.0, cost.alpha_ns);
-    const double waitJ = std::max(0.0, alpha + bytesJ * cost.ns_per_byte - slack - roundingSlack);
+    // With a table of measured sizes the cost is not affine; the line below every measured point and below the
+    // extrapolation above them bounds it from below, which is all the argument needs.
+    double beta = std::max(0.0, cost.ns_per_byte);
+    double alpha = std::max(0.0, cost.alpha_ns);
+    if (!cost.measured.empty()) {
+        beta = std::max(0.0, std::min(beta, cost.beyondSlope()));
+        for (const auto& [x, y] : cost.measured) alpha = std::min(alpha, y - beta * x);
+        alpha = std::min(alpha, cost.measured.front().second - cost.ns_per_byte * cost.measured.front().first);
+        alpha = std::max(0.0, alpha);
+    }
+    const double waitJ = std::max(0.0, alpha + bytesJ * beta - slack - roundingSlack);
     // The link carries every byte each iteration; one fused unit is the cheapest way.
-    const double comm = std::max(0.0, alpha + static_cast<double>(totalBytes) * cost.ns_per_byte - roundingSlack);
+    const double comm = std::max(0.0, alpha + static_cast<double>(totalBytes) * beta - roundingSlack);
     return toMs(std::max(compute + waitJ, comm));
 }
 
@@ -163,8 +173,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         Nanos t = computeFree;
         if (k > 0 && barrier) {
             if (allReduced > t) {
-                emitCompute(SimEvent::Wait, k, 0, t, allReduced);
-                t = allReduced;
+                emitCompute(SimEvent::Wait, k, 0, t, allReduced + w.resume_ns);
+                t = allReduced + w.resume_ns;
             }
             result.iteration_starts.push_back(t);
             for (int l = 0; l < numLayers; ++l)
@@ -176,8 +186,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         for (int l = 0; l < numLayers; ++l) {
             if (k > 0 && !barrier) {
                 if (layerReduced[l] > t) {
-                    emitCompute(SimEvent::Wait, k, l, t, layerReduced[l]);
-                    t = layerReduced[l];
+                    emitCompute(SimEvent::Wait, k, l, t, layerReduced[l] + w.resume_ns);
+                    t = layerReduced[l] + w.resume_ns;
                 }
                 if (l == 0) result.iteration_starts.push_back(t);
                 if (index.update[l] > 0) {
@@ -208,7 +218,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         policy.beginIteration(ready.front().time);
         if (k == iterations - 1) lastIterationFirstUnit = result.events.size();
         std::size_t delivered = 0;
-        Nanos now = std::max(linkFree, ready.front().time);
+        Nanos now = std::max(linkFree, ready.front().time + w.dispatch_ns);
         const std::int64_t maxSteps = kMaxStepsPerTensor * numTensors;
         std::int64_t steps = 0;
         auto deliverUntil = [&](Nanos until) {
@@ -224,6 +234,12 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                      std::to_string(k) + " within " + std::to_string(maxSteps) + " decisions");
             std::optional<CommUnit> unit = policy.next(now);
             if (!unit) {
+                if (delivered < ready.size() && ready[delivered].time <= now) {
+                    // Readiness rides on the units: what became ready during the last one is heard only now, in a
+                    // stand-alone round (its cost is part of the next unit's, as the runtime traces it).
+                    deliverUntil(now);
+                    continue;
+                }
                 // Nothing to send now: jump to the next gradient or to when the policy said it would release work.
                 const Nanos nextReady = delivered < ready.size() ? ready[delivered].time : kNever;
                 const Nanos wake = policy.wakeTime();
@@ -233,7 +249,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                          std::to_string(k) +
                                          ": all gradients are ready, it is not finished, and it "
                                          "sends nothing and names no wake time");
-                now = nextTime;
+                // A gradient's news reaches the idle link only after the communication thread wakes up.
+                now = nextTime == nextReady ? nextTime + w.dispatch_ns : nextTime;
                 deliverUntil(now);
                 continue;
             }
@@ -251,8 +268,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 }
             }
             if (end > now) linkBusy.emplace_back(now, end);
-            // Gradients that became ready while the unit was on the wire are heard before its completion.
-            deliverUntil(end);
+            // Gradients that became ready while the unit was on the wire are heard before its completion, unless
+            // readiness rides on the units: then the next decision knows what was ready when this unit started.
+            if (!w.readiness_rides_on_units) deliverUntil(end);
             SimEvent e;
             e.kind = SimEvent::Comm;
             e.iteration = k;
@@ -274,7 +292,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     // Where iteration `iterations` would begin: the same rule as every other start.
     {
         Nanos t = computeFree;
-        t = std::max(t, barrier ? allReduced : layerReduced[0]);
+        const Nanos needed = barrier ? allReduced : layerReduced[0];
+        if (needed > t) t = needed + w.resume_ns;
         result.iteration_starts.push_back(t);
     }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pacer::engine {
@@ -24,6 +25,15 @@ struct Workload {
     // fraction of a nanosecond per element on a GPU (memory bound: ~20 B moved per element).
     double update_ns_per_element = 0;
     int ranks = 2;
+    // How a real runtime reacts, measured on a captured run (0 for a profile): the compute stream resumes
+    // resume_ns after a reduction it waited for has finished (a thread wake-up), and a unit goes on the idle link
+    // dispatch_ns after its gradient became ready (the communication thread's wake-up).
+    Nanos resume_ns = 0;
+    Nanos dispatch_ns = 0;
+    // The runtime's dynamic mode on host memory carries the readiness flags of the next decision on each unit's
+    // own collective, sampled when the unit starts: a gradient that becomes ready during a unit is heard one
+    // decision later than with a round before every decision (engine/runtime.h).
+    bool readiness_rides_on_units = false;
     std::string name;  // the model's name (zoo profile) or the run it was extracted from; informational
 
     // The optimizer step for `elements` elements, on the compute stream.
@@ -33,10 +43,42 @@ struct Workload {
 };
 
 // All-reduce cost t(bytes) = alpha + bytes / bandwidth, fitted from observed segments (or set by what-if knobs).
+//
+// A fitted model may also carry the measured mean time of each observed message size (`measured`, ascending by
+// bytes). Then at() follows those measurements, linear between neighbouring sizes and with the slope of the two
+// largest above the largest: on a real machine the fixed cost of a collective is not
+// the same for a 4 KiB and a 4 MiB message (thread wake-ups, copies), and a single line through both mispredicts
+// the large messages, where most of the time goes. Below the smallest size the line's slope continues from it.
+// What-if knobs on the link drop the table.
 struct CostModel {
     double alpha_ns = 20'000;        // per collective call
     double ns_per_byte = 0.8;        // 1 / bandwidth (0.8 ns/B is 10 Gb/s)
-    Nanos at(std::size_t bytes) const { return static_cast<Nanos>(std::llround(alpha_ns + ns_per_byte * bytes)); }
+    std::vector<std::pair<double, double>> measured;  // (bytes, mean ns), ascending bytes; empty: the line alone
+
+    Nanos at(std::size_t bytes) const {
+        const double b = static_cast<double>(bytes);
+        if (measured.empty()) return static_cast<Nanos>(std::llround(alpha_ns + ns_per_byte * b));
+        if (b <= measured.front().first) {
+            // Below the smallest measured size only the bytes are saved: the line's slope through that point.
+            const auto& [x0, y0] = measured.front();
+            return static_cast<Nanos>(std::llround(std::max(0.0, y0 - ns_per_byte * (x0 - b))));
+        }
+        for (std::size_t i = 1; i < measured.size(); ++i) {
+            const auto& [x0, y0] = measured[i - 1];
+            const auto& [x1, y1] = measured[i];
+            if (b <= x1) return static_cast<Nanos>(std::llround(y0 + (y1 - y0) * (b - x0) / (x1 - x0)));
+        }
+        return static_cast<Nanos>(std::llround(measured.back().second + beyondSlope() * (b - measured.back().first)));
+    }
+    // Cost per byte above the largest measured size: the slope of the two largest sizes, or the line's.
+    double beyondSlope() const {
+        if (measured.size() < 2) return ns_per_byte;
+        const auto& [x0, y0] = measured[measured.size() - 2];
+        const auto& [x1, y1] = measured.back();
+        if (x1 < 1.5 * x0) return ns_per_byte;  // too close in size for a slope to mean anything
+        const double s = (y1 - y0) / (x1 - x0);
+        return s > 0 ? s : ns_per_byte;
+    }
 };
 
 }  // namespace pacer::engine

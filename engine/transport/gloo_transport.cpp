@@ -1,5 +1,6 @@
 // Gloo over TCP with a FileStore rendezvous: the CPU transport, as PyTorch uses Gloo on CPU.
 #include "engine/transport/heartbeat.h"
+#include "engine/transport/latency_hint.h"
 #include "engine/transport/link_emulator.h"
 #include "engine/transport/transport.h"
 
@@ -122,12 +123,18 @@ Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& o) 
     try {
         gloo::transport::tcp::attr attr;
         attr.hostname = o.host;
+        // The device's event-loop thread (started here or while connecting) receives every message and wakes the
+        // waiting caller: on a CPU rank it is part of the stand-in NIC, so it gets short scheduler slices
+        // (engine/transport/latency_hint.h).
+        const std::set<pid_t> before = processThreads();
         auto device = gloo::transport::tcp::CreateDevice(attr);
         gloo::rendezvous::FileStore fileStore(o.rendezvous_dir);
         gloo::rendezvous::PrefixStore store("pacer-gloo", fileStore);
         auto context = std::make_shared<gloo::rendezvous::Context>(o.rank, o.size);
         context->setTimeout(o.timeout);
         if (o.size > 1) context->connectFullMesh(store, device);
+        for (pid_t tid : processThreads())
+            if (!before.count(tid)) (void)requestShortSlice(tid);
         return std::make_unique<GlooTransport>(o, std::move(context), std::move(heartbeat));
     } catch (const std::exception& e) {
         return Status::error("rank " + std::to_string(o.rank) + ": Gloo rendezvous in " + o.rendezvous_dir +

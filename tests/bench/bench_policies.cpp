@@ -1,5 +1,8 @@
-// Iteration time of the sample MLP on 2 ranks under every policy, at emulated 1, 10 and 25 Gb/s links, with the
+// Iteration time of a wide MLP on 2 ranks under every policy, at emulated 1, 2.5, 10 and 25 Gb/s links, with the
 // speed-up of pace over fifo, ddp and horovod measured in the same run. Real workers, real Gloo, real link caps.
+// The wide MLP (samples/experiments/mlp-wide-2rank.json: 9 MiB of gradients, ~30 ms of compute per iteration)
+// spans the regimes: communication-bound at 1 Gb/s, compute ~ communication at 2.5 Gb/s, compute-bound at 25.
+// (The small sample MLP reduces 1 MiB and computes 0.6 ms: every policy there just measures per-call overhead.)
 #include "bench_cli.h"
 
 #include <QTemporaryDir>
@@ -12,10 +15,10 @@ using namespace pacer::bench;
 int main(int argc, char** argv) {
     const bool quick = quickMode(argc, argv);
     const QStringList policies = {"fifo", "ddp", "horovod", "bytescheduler", "pace"};
-    const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 10, 25};
-    const QString iterations = quick ? "6" : "40";
+    const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10, 25};
+    const QString iterations = quick ? "6" : "30";
     QTemporaryDir dir;
-    std::printf("# sample MLP (samples/experiments/mlp-2rank.json), 2 ranks, %s iterations, ms per iteration\n",
+    std::printf("# wide MLP (samples/experiments/mlp-wide-2rank.json), 2 ranks, %s iterations, ms per iteration\n",
                 qPrintable(iterations));
     std::printf("%10s", "link Gb/s");
     for (const QString& p : policies) std::printf(" %14s", qPrintable(p));
@@ -25,13 +28,13 @@ int main(int argc, char** argv) {
         std::map<QString, double> ms;
         for (const QString& policy : policies) {
             const QString project = dir.filePath(QString("%1-%2.pacer").arg(policy).arg(gbps));
-            const QJsonObject r = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-2rank.json",
+            const QJsonObject r = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json",
                                               "--out", project, "--policy", policy, "--iterations", iterations,
                                               "--link-gbps", QString::number(gbps), "--json"});
             ms[policy] = r["iter_ms"].toDouble();
             if (ms[policy] <= 0) ++failures;
         }
-        std::printf("%10.0f", gbps);
+        std::printf("%10.1f", gbps);
         for (const QString& p : policies) std::printf(" %14.3f", ms[p]);
         // Speed-up: how many times faster pace is (> 1 means pace is faster).
         std::printf(" %12.3f %12.3f %12.3f\n", ms["fifo"] / ms["pace"], ms["ddp"] / ms["pace"], ms["horovod"] / ms["pace"]);

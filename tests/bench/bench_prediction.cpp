@@ -1,6 +1,7 @@
 // Replay's prediction error over a grid of real captured runs (policies x link speeds x segment sizes): each run
 // is replayed under the policy it ran ("self"), and the fifo run of each link speed predicts every other policy
 // ("cross"). Prints every point, then the median and worst absolute error (goal: median <= 3%, worst <= 8%).
+// The wide MLP of samples/experiments/mlp-wide-2rank.json, where compute and communication both matter.
 #include "bench_cli.h"
 
 #include <QTemporaryDir>
@@ -25,9 +26,9 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
     const bool quick = quickMode(argc, argv);
     const QStringList policies = quick ? QStringList{"fifo", "pace"} : QStringList{"fifo", "ddp", "horovod", "bytescheduler", "pace"};
-    const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 10, 25};
-    const QStringList segments = quick ? QStringList{"64KiB"} : QStringList{"32KiB", "256KiB"};
-    const QString iterations = quick ? "8" : "30";
+    const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10};
+    const QStringList segments = quick ? QStringList{"2MiB"} : QStringList{"1MiB", "2MiB"};
+    const QString iterations = quick ? "6" : "30";
     QTemporaryDir dir;
     std::vector<double> selfErrors, crossErrors;
     std::printf("%8s %10s %14s %12s %12s %9s %12s %9s\n", "link", "segment", "policy", "measured", "self", "error",
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
             QString fifoProject;
             for (const QString& policy : policies) {
                 const QString project = dir.filePath(QString("%1-%2-%3.pacer").arg(policy).arg(gbps).arg(segment));
-                const QJsonObject cap = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-2rank.json",
+                const QJsonObject cap = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json",
                                                     "--out", project, "--policy", policy, "--segment-bytes", segment,
                                                     "--iterations", iterations, "--link-gbps", QString::number(gbps),
                                                     "--json"});
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
                 const double selfErr = (self - measured) / measured, crossErr = (cross - measured) / measured;
                 selfErrors.push_back(std::abs(selfErr));
                 if (policy != "fifo") crossErrors.push_back(std::abs(crossErr));
-                std::printf("%8.0f %10s %14s %12.3f %12.3f %8.1f%% %12.3f %8.1f%%\n", gbps, qPrintable(segment),
+                std::printf("%8.1f %10s %14s %12.3f %12.3f %8.1f%% %12.3f %8.1f%%\n", gbps, qPrintable(segment),
                             qPrintable(policy), measured, self, 100 * selfErr, cross, 100 * crossErr);
             }
         }

@@ -2,6 +2,7 @@
 // ranks and odd sizes; random per-rank delays with identical (tensor, segment) order on every rank; preemption
 // within one segment time; clear errors for bad input and for a peer that dies mid-run.
 #include "rank_group.h"
+#include "rank_training.h"
 
 #include "engine/plan.h"
 #include "engine/policy_config.h"
@@ -17,72 +18,6 @@
 
 using namespace pacer::engine;
 using namespace pacer::engine::testing;
-
-namespace {
-
-std::vector<TensorInfo> makeTensors(const std::vector<std::size_t>& elements) {
-    std::vector<TensorInfo> tensors;
-    for (std::size_t i = 0; i < elements.size(); ++i) {
-        std::string name = "t";
-        name += std::to_string(i);
-        tensors.push_back(TensorInfo{static_cast<int>(i), name, static_cast<int>(i), elements[i]});
-    }
-    return tensors;
-}
-
-float valueOf(int rank, int tensor, std::size_t i, int iteration) {
-    return static_cast<float>((rank + 1) * static_cast<int>((i % 13) + tensor + iteration));
-}
-
-struct Training {
-    int iterations = 3;
-    std::function<void(int rank, int tensor)> beforeGradient;  // e.g. a random delay
-    bool verify = true;
-};
-
-// One rank's loop: for every iteration, backward produces gradients last tensor first; each gradient buffer
-// is rewritten only after its previous reduction (cross-iteration overlap); after each iteration, every
-// element must equal the exact sum over ranks.
-Status trainRank(int rank, int ranks, Transport& transport, const PolicyConfig& config, OrderMode mode,
-                 const std::vector<TensorInfo>& tensors, TraceSink* sink, const Training& training) {
-    auto policy = makePolicy(config, tensors);
-    if (!policy.ok()) return policy.status();
-    RuntimeOptions options;
-    options.mode = mode;
-    options.timeout = std::chrono::milliseconds(20000);
-    if (mode == OrderMode::Plan) {
-        auto planner = makePolicy(config, tensors);
-        auto plan = recordPlan(**planner, tensors);
-        if (!plan.ok()) return plan.status();
-        options.plan = std::move(plan.value());
-    }
-    std::vector<std::vector<float>> grads;
-    std::vector<float*> pointers;
-    for (const TensorInfo& t : tensors) grads.emplace_back(t.elements);
-    for (auto& g : grads) pointers.push_back(g.data());
-    Runtime runtime(transport, std::move(policy.value()), tensors, pointers, options, sink);
-    const int rankSum = ranks * (ranks + 1) / 2;
-    for (int it = 0; it < training.iterations; ++it) {
-        PACER_RETURN_IF_ERROR(runtime.beginIteration(it));
-        for (int t = static_cast<int>(tensors.size()) - 1; t >= 0; --t) {
-            PACER_RETURN_IF_ERROR(runtime.waitReduced(t));
-            if (training.beforeGradient) training.beforeGradient(rank, t);
-            for (std::size_t i = 0; i < tensors[t].elements; ++i) grads[t][i] = valueOf(rank, t, i, it);
-            runtime.gradientReady(t);
-        }
-        PACER_RETURN_IF_ERROR(runtime.waitAll());
-        if (!training.verify) continue;
-        for (std::size_t t = 0; t < tensors.size(); ++t)
-            for (std::size_t i = 0; i < tensors[t].elements; ++i)
-                if (grads[t][i] != valueOf(0, static_cast<int>(t), i, it) * static_cast<float>(rankSum))
-                    return Status::error("rank " + std::to_string(rank) + " iteration " + std::to_string(it) +
-                                         ": tensor " + std::to_string(t) + " element " + std::to_string(i) + " is " +
-                                         std::to_string(grads[t][i]));
-    }
-    return Status::success();
-}
-
-}  // namespace
 
 class TestRuntime : public QObject {
     Q_OBJECT

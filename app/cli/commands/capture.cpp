@@ -3,10 +3,12 @@
 #include "app/launcher/run_launcher.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
 
 #include <cstdio>
+#include <unistd.h>
 
 namespace pacer::cli {
 
@@ -34,8 +36,18 @@ int runCapture(const Args& args) {
 
     app::RunLauncher launcher;
     int exitCode = 0;
-    QObject::connect(&launcher, &app::RunLauncher::progress, [json](int rank, int iteration, int total) {
-        if (!json && rank == 0) std::fprintf(stderr, "\rrank 0: iteration %d/%d", iteration, total);
+    // A live counter for a person at a terminal; logs and pipes get a line every few seconds instead.
+    const bool live = !json && isatty(STDERR_FILENO);
+    QElapsedTimer sinceLine;
+    sinceLine.start();
+    QObject::connect(&launcher, &app::RunLauncher::progress, [&, live](int rank, int iteration, int total) {
+        if (rank != 0 || json) return;
+        if (live) {
+            std::fprintf(stderr, "\rrank 0: iteration %d/%d", iteration, total);
+        } else if (sinceLine.elapsed() >= 2000) {
+            std::fprintf(stderr, "rank 0: iteration %d/%d\n", iteration, total);
+            sinceLine.restart();
+        }
     });
     QObject::connect(&launcher, &app::RunLauncher::message, [](const QString& text) {
         std::fprintf(stderr, "%s\n", qPrintable(text));
@@ -44,7 +56,7 @@ int runCapture(const Args& args) {
         if (json) {
             std::printf("%s\n", QJsonDocument(summary).toJson(QJsonDocument::Indented).constData());
         } else {
-            std::fprintf(stderr, "\n");
+            if (live) std::fprintf(stderr, "\n");
             std::printf("run %lld: %d ranks x %d iterations, %.3f ms/iteration, final loss %.4f, parameters %s\n",
                         static_cast<long long>(runId), summary["ranks"].toInt(), summary["iterations"].toInt(),
                         summary["iter_ms"].toDouble(), summary["loss"].toDouble(),
@@ -54,7 +66,7 @@ int runCapture(const Args& args) {
         QCoreApplication::exit(0);
     });
     QObject::connect(&launcher, &app::RunLauncher::failed, [&](const QString& message, int code) {
-        if (!json) std::fprintf(stderr, "\n");
+        if (live) std::fprintf(stderr, "\n");
         std::fprintf(stderr, "pacer-cli: error: %s\n", qPrintable(message));
         exitCode = code;
         QCoreApplication::exit(0);

@@ -1,0 +1,56 @@
+// Exact all-reduce results with ranks as real processes (each its own Gloo transport and FileStore rendezvous
+// over TCP loopback), for every policy, both order modes and 1 to 4 ranks: the thread tests' check, across
+// process boundaries as a cluster launcher would run it.
+#include "engine/policy_config.h"
+
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+#include <vector>
+
+class TestProcesses : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void exactSumsAcrossProcesses_data() {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<QString>("mode");
+        for (const std::string& p : pacer::engine::policyNames())
+            for (int ranks : {1, 2, 4})
+                for (const char* mode : {"plan", "dynamic"})
+                    QTest::addRow("%s/%d ranks/%s", p.c_str(), ranks, mode) << QString::fromStdString(p) << ranks << QString(mode);
+        QTest::newRow("pace/3 ranks/dynamic") << "pace" << 3 << "dynamic";
+        QTest::newRow("pace/3 ranks/plan") << "pace" << 3 << "plan";
+    }
+
+    void exactSumsAcrossProcesses() {
+        QFETCH(QString, policy);
+        QFETCH(int, ranks);
+        QFETCH(QString, mode);
+        const QString rendezvous = dir_.filePath(QString("%1-%2-%3").arg(policy).arg(ranks).arg(mode));
+        QVERIFY(QDir().mkpath(rendezvous));
+        std::vector<std::unique_ptr<QProcess>> procs;
+        for (int r = 0; r < ranks; ++r) {
+            auto p = std::make_unique<QProcess>();
+            p->start(PACER_RANK_PROCESS, {QString::number(r), QString::number(ranks), rendezvous, policy, mode, "16384"});
+            QVERIFY(p->waitForStarted(10000));
+            procs.push_back(std::move(p));
+        }
+        for (int r = 0; r < ranks; ++r) {
+            QVERIFY2(procs[r]->waitForFinished(60000), "a rank process hung");
+            QVERIFY2(procs[r]->exitStatus() == QProcess::NormalExit && procs[r]->exitCode() == 0,
+                     procs[r]->readAllStandardError().constData());
+        }
+    }
+
+private:
+    QTemporaryDir dir_;
+};
+
+QTEST_GUILESS_MAIN(TestProcesses)
+#include "tst_processes.moc"

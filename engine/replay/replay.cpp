@@ -74,7 +74,7 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
     }
     // The measured per-size times belong to the observed link and rank count only.
     if (!keepsBandwidth || !keepsLatency || n != n0) c.measured.clear();
-    if (n == 1) c = CostModel{0.0, 0.0};
+    if (n == 1) c = CostModel{0.0, 0.0, {}};
     return c;
 }
 

@@ -61,7 +61,7 @@ private slots:
         QFETCH(QString, policy);
         const Workload truth =
             model == "synthetic" ? syntheticModel(24, 40'000, 150'000, 300'000) : zooModel(model.toStdString());
-        const CostModel cost{35'000, 0.45};
+        const CostModel cost{35'000, 0.45, {}};
         PolicyConfig config;
         config.name = policy.toStdString();
         config.segment_bytes = 1 << 20;
@@ -105,7 +105,7 @@ private slots:
         QFETCH(QString, from);
         QFETCH(QString, to);
         const Workload truth = zooModel("resnet50");
-        const CostModel cost{35'000, 0.45};
+        const CostModel cost{35'000, 0.45, {}};
         PolicyConfig a, b;
         a.name = from.toStdString();
         b.name = to.toStdString();
@@ -271,7 +271,7 @@ private slots:
         k.ranks = ranks;
         k.link_gbps = gbps;
         k.link_latency_us = latencyUs;
-        Result<CostModel> c = applyWhatIf(CostModel{20'000, 0.8}, observedRanks, k);
+        Result<CostModel> c = applyWhatIf(CostModel{20'000, 0.8, {}}, observedRanks, k);
         QVERIFY2(c.ok(), c.status().message().c_str());
         QVERIFY(qAbs(c.value().alpha_ns - alpha) < 1e-6);
         QVERIFY(qAbs(c.value().ns_per_byte - beta) < 1e-9);

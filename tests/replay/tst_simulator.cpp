@@ -73,7 +73,7 @@ private slots:
         Workload w;
         w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
         w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
-        const CostModel cost{50, 0.1};
+        const CostModel cost{50, 0.1, {}};
         auto policy = makePolicy(PolicyConfig{}, w.tensors);
         QVERIFY(policy.ok());
         Result<SimResult> r = simulate(w, *policy.value(), cost, SimOptions{4, 1});
@@ -104,7 +104,7 @@ private slots:
         w.resume_ns = 20;
         auto policy = makePolicy(PolicyConfig{}, w.tensors);
         QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1}, SimOptions{4, 1});
+        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1, {}}, SimOptions{4, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
         QCOMPARE(r.value().iteration_starts, (std::vector<Nanos>{0, 1350, 2700, 4050, 5400}));
         QCOMPARE(r.value().figures.iter_ms, 1350e-6);
@@ -132,7 +132,7 @@ private slots:
         pace.fuse_below_bytes = 0;
         auto policy = makePolicy(pace, w.tensors);
         QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1}, SimOptions{2, 1});
+        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1, {}}, SimOptions{2, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
         QList<int> order;
         for (const CommUnit& u : r.value().order) order.push_back(u.pieces.front().tensor);

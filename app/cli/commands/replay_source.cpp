@@ -15,12 +15,28 @@
 
 namespace pacer::cli {
 
+namespace {
+
+// In dynamic order mode on CPU ranks the runtime hears readiness with the unit it is reducing (the flags ride
+// on that collective), one decision late; plan mode, GPU runs and imported traces decide on fresh readiness.
+bool readinessRidesOnUnits(const profiler::RunSummary& run) {
+    if (run.backend != "cpu") return false;
+    const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
+    if (!experiment.is_object()) return false;
+    return experiment.value("order", std::string("dynamic")) == "dynamic";
+}
+
+}  // namespace
+
 ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     if (!std::filesystem::exists(project)) throw usageError(project + ": no such file");
     if (auto st = profiler::checkProject(project); !st.ok()) throw usageError(st.message());
-    auto trace = profiler::readRun(project, runId);
+    auto summary = profiler::readRunSummary(project, runId);
+    if (!summary.ok()) throw usageError(summary.status().message());
+    auto trace = profiler::readRun(project, summary.value().run_id);
     if (!trace.ok()) throw usageError(trace.status().message());
-    const engine::ObservedRun observed = app::observedFromTrace(trace.value());
+    engine::ObservedRun observed = app::observedFromTrace(trace.value());
+    observed.readiness_rides_on_units = readinessRidesOnUnits(summary.value());
     auto workload = engine::extractWorkload(observed);
     if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
                                          " cannot be replayed: " + workload.status().message());
@@ -36,13 +52,7 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     if (trace.value().segment_bytes > 0) s.observedConfig.segment_bytes = static_cast<std::size_t>(trace.value().segment_bytes);
     s.description = project + " run " + std::to_string(s.runId) + " (" + s.observedPolicy + ", " +
                     std::to_string(trace.value().ranks) + " ranks)";
-    auto runs = profiler::listRuns(project);
-    if (runs.ok()) {
-        for (const profiler::RunSummary& r : runs.value()) {
-            if (r.run_id != s.runId) continue;
-            if (auto it = r.metrics.find("iter_ms"); it != r.metrics.end()) s.measuredIterMs = it->second;
-        }
-    }
+    if (auto it = summary.value().metrics.find("iter_ms"); it != summary.value().metrics.end()) s.measuredIterMs = it->second;
     return s;
 }
 

@@ -72,6 +72,7 @@ RunLauncher::RunLauncher(QObject* parent) : QObject(parent) {
 }
 
 RunLauncher::~RunLauncher() {
+    if (merger_.joinable()) merger_.join();
     for (Worker& w : workers_) {
         if (w.process && w.process->state() != QProcess::NotRunning) {
             w.process->kill();
@@ -231,14 +232,23 @@ void RunLauncher::mergeAndReport() {
         const QString path = QStringLiteral("%1/rank-%2.pacer").arg(runDir_).arg(w.rank);
         if (QFileInfo::exists(path)) rankFiles.push_back(path.toStdString());
     }
+    // Merging a large run takes a while: off the caller's (the GUI's) thread; the result comes back queued.
+    if (merger_.joinable()) merger_.join();
+    merger_ = std::thread([this, rankFiles = std::move(rankFiles), project = projectPath_.toStdString()] {
+        qint64 runId = 0;
+        QString mergeError;
+        if (!rankFiles.empty()) {
+            auto merged = profiler::mergeRankFiles(rankFiles, project);
+            if (merged.ok()) runId = merged.value();
+            else mergeError = QString::fromStdString(merged.status().message());
+        }
+        QMetaObject::invokeMethod(this, [this, runId, mergeError] { report(runId, mergeError); }, Qt::QueuedConnection);
+    });
+}
+
+void RunLauncher::report(qint64 runId, const QString& mergeError) {
+    if (merger_.joinable()) merger_.join();
     const bool ok = firstFailure_.isEmpty();
-    qint64 runId = 0;
-    QString mergeError;
-    if (!rankFiles.empty()) {
-        auto merged = profiler::mergeRankFiles(rankFiles, projectPath_.toStdString());
-        if (merged.ok()) runId = merged.value();
-        else mergeError = QString::fromStdString(merged.status().message());
-    }
     running_ = false;
     if (!ok) {
         QString message = firstFailure_;

@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace pacer::app {
@@ -70,7 +71,8 @@ private:
     void onWorkerExit(Worker& w, int exitCode, QProcess::ExitStatus status);
     void killAll();
     void allExited();
-    void mergeAndReport();
+    void mergeAndReport();                                  // starts the merge thread
+    void report(qint64 runId, const QString& mergeError);   // back on the launcher's thread
 
     bool running_ = false;
     bool cancelled_ = false;
@@ -82,6 +84,7 @@ private:
     std::vector<Worker> workers_;
     QTimer graceTimer_;   // after a failure: how long the others may take to stop by themselves
     QTimer stallTimer_;   // no output at all for this long: the run is hung
+    std::thread merger_;  // merges the rank files off the caller's thread
     QString firstFailure_;
     int failureCode_ = 0;
 };

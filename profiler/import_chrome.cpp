@@ -61,6 +61,24 @@ struct RawEvent {
     int line = 0;
 };
 
+// One complete span as the trace model holds it; the caller decides its kind and track.
+TraceEvent toTraceEvent(const RawEvent& e, EventKind kind, int track) {
+    TraceEvent te;
+    te.start = e.ts;
+    te.end = e.ts + e.dur;
+    te.kind = kind;
+    te.track = track;
+    te.iteration = e.iteration;
+    te.layer = e.layer;
+    te.tensor = e.tensor;
+    te.segment = e.segment;
+    te.bytes = e.bytes;
+    te.priority = e.priority;
+    te.name = e.name;
+    te.correlation = e.correlation;
+    return te;
+}
+
 struct ParsedFile {
     std::string name;
     std::vector<RawEvent> events;
@@ -390,22 +408,10 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
         for (const Track& t : trace.tracks) trackIds.insert(t.id);
         for (const RawEvent& e : f.events) {
             if (e.ph != 'X') continue;
-            TraceEvent te;
-            te.start = e.ts;
-            te.end = e.ts + e.dur;
-            te.kind = classify(e);
             int track = -1;
             if (std::from_chars(e.tid.data(), e.tid.data() + e.tid.size(), track).ec != std::errc() || !trackIds.count(track))
                 return errorStatus(f.name + ": line " + std::to_string(e.line) + ": 'tid' names no track of the run");
-            te.track = track;
-            te.iteration = e.iteration;
-            te.layer = e.layer;
-            te.tensor = e.tensor;
-            te.segment = e.segment;
-            te.bytes = e.bytes;
-            te.priority = e.priority;
-            te.name = e.name;
-            te.correlation = e.correlation;
+            TraceEvent te = toTraceEvent(e, classify(e), track);
             trace.events.push_back(std::move(te));
         }
         if (info) *info = ri;
@@ -467,19 +473,7 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
             t.name = "rank " + std::to_string(rank) + " " + pname + " / " + tname;
             for (std::size_t i : idx) {
                 const RawEvent& e = spans[i].first;
-                TraceEvent te;
-                te.start = e.ts;
-                te.end = e.ts + e.dur;
-                te.kind = spans[i].second;
-                te.track = t.id;
-                te.iteration = e.iteration;
-                te.layer = e.layer;
-                te.tensor = e.tensor;
-                te.segment = e.segment;
-                te.bytes = e.bytes;
-                te.priority = e.priority;
-                te.name = e.name;
-                te.correlation = e.correlation;
+                TraceEvent te = toTraceEvent(e, spans[i].second, t.id);
                 if (te.kind == EventKind::Iteration) {
                     int n = -1;
                     const std::string digits = e.name.substr(e.name.find('#') + 1);

@@ -61,12 +61,12 @@ engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace) {
 }
 
 profiler::RunTrace traceFromSimulation(const engine::SimResult& sim, const engine::Workload& workload,
-                                       const SimulatedRunInfo& info) {
+                                       const profiler::RunInfo& info) {
     profiler::RunTrace trace;
     trace.label = info.label;
     trace.policy = info.policy;
-    trace.segment_bytes = info.segmentBytes;
-    trace.ranks = 1;
+    trace.segment_bytes = info.segment_bytes;
+    trace.ranks = 1;  // a replay draws one rank: the slowest, as extracted
     trace.iterations = info.iterations;
     trace.tracks = {{0, 0, profiler::TrackKind::Compute, "replay compute"},
                     {1, 0, profiler::TrackKind::Comm, "replay comm"}};

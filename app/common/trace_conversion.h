@@ -6,6 +6,7 @@
 
 #include "engine/replay/observed_run.h"
 #include "engine/sim/simulator.h"
+#include "profiler/run_info.h"
 #include "profiler/trace_model.h"
 
 #include <string>
@@ -14,13 +15,7 @@ namespace pacer::app {
 
 engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace);
 
-struct SimulatedRunInfo {
-    std::string label;
-    std::string policy;
-    std::int64_t segmentBytes = 0;
-    int iterations = 0;
-};
 profiler::RunTrace traceFromSimulation(const engine::SimResult& sim, const engine::Workload& workload,
-                                       const SimulatedRunInfo& info);
+                                       const profiler::RunInfo& info);
 
 }  // namespace pacer::app

@@ -47,18 +47,15 @@ int runReplay(const Args& args) {
     const engine::ReplayResult result = replayOrThrow(source, config, whatIf, iterations);
 
     if (auto saveTo = args.value("save-to")) {
-        app::SimulatedRunInfo info{"replay " + config.name + " of " + source.description, config.name,
-                                   static_cast<std::int64_t>(config.segment_bytes),
-                                   iterations > 0 ? iterations : engine::SimOptions{}.iterations};
-        profiler::RunInfo runInfo;
-        runInfo.label = info.label;
-        runInfo.policy = info.policy;
-        runInfo.segment_bytes = info.segmentBytes;
-        runInfo.ranks = 1;
-        runInfo.iterations = info.iterations;
-        runInfo.backend = "replay";
-        runInfo.experiment_json = app::policyConfigToJson(config).dump();
-        auto runId = profiler::writeRun(*saveTo, app::traceFromSimulation(result.sim, source.workload, info), runInfo);
+        profiler::RunInfo info;
+        info.label = "replay " + config.name + " of " + source.description;
+        info.policy = config.name;
+        info.segment_bytes = static_cast<std::int64_t>(config.segment_bytes);
+        info.ranks = 1;
+        info.iterations = iterations > 0 ? iterations : engine::SimOptions{}.iterations;
+        info.backend = "replay";
+        info.experiment_json = app::policyConfigToJson(config).dump();
+        auto runId = profiler::writeRun(*saveTo, app::traceFromSimulation(result.sim, source.workload, info), info);
         if (!runId.ok()) throw usageError(runId.status().message());
         out["saved_run_id"] = runId.value();
     }

@@ -72,12 +72,19 @@ Runtime::Runtime(Transport& transport, std::unique_ptr<Policy> policy, std::vect
         error_ = Status::error("a gradient buffer is null");
     } else if (options_.timeout.count() <= 0) {
         error_ = Status::error("the runtime timeout must be positive");
+    } else if (options_.channels < 1 || options_.channels > transport_.channels()) {
+        error_ = Status::error("the runtime asks for " + std::to_string(options_.channels) +
+                               " channels; the transport has " + std::to_string(transport_.channels()));
+    } else if (options_.channels > 1 && options_.mode != OrderMode::Plan) {
+        // Dynamic mode's agreement rides on each unit's collective, one decision after another.
+        error_ = Status::error("more than one channel needs plan order mode");
     } else if (options_.mode == OrderMode::Plan) {
         error_ = validatePlan(options_.plan, tensors_);
     }
     for (std::size_t i = 0; i < n && error_.ok(); ++i)
         if (tensors_[i].id != static_cast<int>(i)) error_ = Status::error("tensor ids must be 0..n-1 in order");
-    if (error_.ok()) thread_ = std::thread([this] { commLoop(); });
+    if (error_.ok())
+        for (int c = 0; c < options_.channels; ++c) threads_.emplace_back([this, c] { commLoop(c); });
 }
 
 Runtime::~Runtime() {
@@ -89,7 +96,8 @@ Runtime::~Runtime() {
     }
     changed_.notify_all();
     reduced_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    for (std::thread& t : threads_)
+        if (t.joinable()) t.join();
 }
 
 Nanos Runtime::clockNs() const {
@@ -171,30 +179,34 @@ Status Runtime::waitAll() {
     return Status::success();
 }
 
-void Runtime::commLoop() {
+void Runtime::commLoop(int channel) {
     // On CPU ranks this thread stands in for a NIC: its wake-ups must not wait for a compute thread's slice.
     if (!options_.gpu) (void)requestShortSlice();
     for (int gen = 1;; ++gen) {
         {
             std::unique_lock lock(mutex_);
-            // Idle between iterations: no timeout here, the caller decides when training continues.
-            changed_.wait(lock, [&] { return stop_ || !error_.ok() || begun_ >= gen; });
+            // Idle between iterations: no timeout here, the caller decides when training continues. A channel
+            // that finished early waits for the others too: the next generation's progress starts from zero.
+            changed_.wait(lock, [&] { return stop_ || !error_.ok() || (begun_ >= gen && completed_ >= gen - 1); });
             if (stop_ || !error_.ok()) return;
             inIteration_ = true;
         }
-        std::fill(reducedElements_.begin(), reducedElements_.end(), 0);
-        Status s = options_.mode == OrderMode::Plan ? runPlanIteration(gen) : runDynamicIteration(gen);
+        Status s = options_.mode == OrderMode::Plan ? runPlanIteration(gen, channel) : runDynamicIteration(gen);
         if (!s.ok()) {
             fail(std::move(s));
             return;
         }
         {
             std::lock_guard lock(mutex_);
+            if (++channelsDone_ < options_.channels) continue;
+            channelsDone_ = 0;
             inIteration_ = false;
             completed_ = gen;
             iterationIds_.pop_front();
+            std::fill(reducedElements_.begin(), reducedElements_.end(), 0);
         }
         reduced_.notify_all();
+        changed_.notify_all();  // the channels waiting for this generation to end
     }
 }
 
@@ -213,10 +225,11 @@ Status Runtime::waitLocallyReady(const CommUnit& unit, int gen) {
     return Status::success();
 }
 
-Status Runtime::runPlanIteration(int gen) {
-    for (const CommUnit& unit : options_.plan) {
+Status Runtime::runPlanIteration(int gen, int channel) {
+    for (std::size_t k = channel; k < options_.plan.size(); k += options_.channels) {
+        const CommUnit& unit = options_.plan[k];
         PACER_RETURN_IF_ERROR(waitLocallyReady(unit, gen));
-        PACER_RETURN_IF_ERROR(execute(unit, gen));
+        PACER_RETURN_IF_ERROR(execute(unit, gen, channel));
     }
     return Status::success();
 }
@@ -319,17 +332,17 @@ Status Runtime::runDynamicIteration(int gen) {
                 flagReadiness();
             }
             stampClock(clockNs());
-            PACER_RETURN_IF_ERROR(execute(*unit, gen, roundStart, &control));
+            PACER_RETURN_IF_ERROR(execute(*unit, gen, 0, roundStart, &control));
             agreed = true;
         } else {
-            PACER_RETURN_IF_ERROR(execute(*unit, gen, roundStart));
+            PACER_RETURN_IF_ERROR(execute(*unit, gen, 0, roundStart));
         }
         pendingDone = std::move(unit);
         enterAtOnce = true;
     }
 }
 
-Status Runtime::execute(const CommUnit& unit, int gen, Nanos spanStart, std::vector<float>* rider) {
+Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanStart, std::vector<float>* rider) {
     SegmentRange range(options_.gpu, unit);
     const Nanos start = spanStart >= 0 ? spanStart : clockNs();
     if (options_.gpu) {
@@ -345,11 +358,11 @@ Status Runtime::execute(const CommUnit& unit, int gen, Nanos spanStart, std::vec
     const std::size_t riderCount = rider ? rider->size() : 0;
     if (unit.pieces.size() == 1 && riderCount == 0) {
         const Piece& p = unit.pieces.front();
-        PACER_RETURN_IF_ERROR(transport_.allreduce(gradients_[p.tensor] + p.offset, p.count));
+        PACER_RETURN_IF_ERROR(transport_.allreduceOn(channel, gradients_[p.tensor] + p.offset, p.count));
     } else {
         // A fused unit, or one carrying the next round's control block (host memory only): pack the pieces
         // (and the rider) into one buffer, reduce it once, unpack.
-        auto buffer = transport_.scratch(unit.elements() + riderCount);
+        auto buffer = transport_.scratch(unit.elements() + riderCount, channel);
         if (!buffer.ok()) return buffer.status();
         std::size_t at = 0;
         for (const Piece& p : unit.pieces) {
@@ -357,7 +370,7 @@ Status Runtime::execute(const CommUnit& unit, int gen, Nanos spanStart, std::vec
             at += p.count;
         }
         if (riderCount > 0) std::copy(rider->begin(), rider->end(), *buffer + at);
-        PACER_RETURN_IF_ERROR(transport_.allreduce(*buffer, at + riderCount));
+        PACER_RETURN_IF_ERROR(transport_.allreduceOn(channel, *buffer, at + riderCount));
         if (riderCount > 0) std::copy(*buffer + at, *buffer + at + riderCount, rider->begin());
         at = 0;
         for (const Piece& p : unit.pieces) {

@@ -6,7 +6,9 @@
 // under a policy with updateWaitsForAll() (ddp), where waitReduced waits for the whole iteration.
 //
 // Every rank issues the same collectives in the same order, in one of two modes (docs/ARCHITECTURE.md):
-//   Plan     the caller gives the unit order of one iteration; every rank follows it.
+//   Plan     the caller gives the unit order of one iteration; every rank follows it. With C channels, C
+//            threads share the plan: unit k goes on channel k mod C, so each channel's order is the same on every
+//            rank, and up to C units are in flight at once (each one's fixed cost hides behind another's bytes).
 //   Dynamic  before each decision the ranks agree on readiness: an all-reduce sums their readiness flags and
 //            carries rank 0's clock; a tensor is ready when all ranks have it, and every rank feeds the same events
 //            at the same agreed time to its own copy of the (deterministic) policy, so all ranks choose alike. On
@@ -40,6 +42,7 @@ struct RuntimeOptions {
     std::chrono::milliseconds timeout{60000};
     std::vector<CommUnit> plan;  // Plan mode: the unit order of one iteration, covering every element once
     bool gpu = false;            // gradients are device memory (NCCL transport); segments get NVTX ranges
+    int channels = 1;            // Plan mode: units in flight at once (at most the transport's channels)
 };
 
 class Runtime {
@@ -63,12 +66,13 @@ public:
     Status status() const;
 
 private:
-    void commLoop();
-    Status runPlanIteration(int gen);
+    void commLoop(int channel);
+    Status runPlanIteration(int gen, int channel);
     Status runDynamicIteration(int gen);
     Status waitLocallyReady(const CommUnit& unit, int gen);
     // spanStart < 0: now. rider (host memory only): floats summed in the same collective, after the unit's data.
-    Status execute(const CommUnit& unit, int gen, Nanos spanStart = -1, std::vector<float>* rider = nullptr);
+    Status execute(const CommUnit& unit, int gen, int channel = 0, Nanos spanStart = -1,
+                   std::vector<float>* rider = nullptr);
     void fail(Status error);
     Nanos clockNs() const;
 
@@ -92,8 +96,9 @@ private:
     std::vector<int> readyGen_;          // per tensor: generation of the last announced gradient
     std::vector<int> reducedGen_;        // per tensor: generation of the last completed reduction
     std::vector<void*> events_;          // per tensor: CUDA event of the last announced gradient
-    std::vector<std::size_t> reducedElements_;  // comm thread only: progress within the current generation
-    std::thread thread_;
+    std::vector<std::size_t> reducedElements_;  // progress within the current generation
+    int channelsDone_ = 0;               // channels that have finished the current generation
+    std::vector<std::thread> threads_;   // one per channel
 };
 
 }  // namespace pacer::engine

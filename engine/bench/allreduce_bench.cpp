@@ -39,6 +39,7 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, std::s
     if (!policy.ok()) return policy.status();
     RuntimeOptions ro;
     ro.mode = o.algorithm == "dynamic" ? OrderMode::Dynamic : OrderMode::Plan;
+    ro.channels = o.channels;
     if (ro.mode == OrderMode::Plan) {
         auto planner = makePolicy(config, tensors);
         auto plan = recordPlan(**planner, tensors);
@@ -101,6 +102,8 @@ Status validate(const AllreduceBenchOptions& o) {
     bool known = false;
     for (const auto& a : allreduceBenchAlgorithms()) known = known || a == o.algorithm;
     if (!known) return Status::error("unknown algorithm '" + o.algorithm + "' (known: plan, dynamic)");
+    if (o.channels < 1 || o.channels > 16) return Status::error("channels must be 1..16, got " + std::to_string(o.channels));
+    if (o.channels > 1 && o.algorithm != "plan") return Status::error("more than one channel needs the plan algorithm");
     return Status::success();
 }
 
@@ -128,6 +131,7 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
             to.rendezvous_dir = dir;
             to.link_gbps = o.link_gbps;
             to.link_latency_us = o.link_latency_us;
+            to.channels = o.channels;
             auto transport = makeGlooTransport(to);
             if (!transport.ok()) {
                 results[r] = transport.status();

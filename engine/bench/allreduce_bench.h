@@ -20,6 +20,7 @@ struct AllreduceBenchOptions {
     std::size_t max_bytes = 256 << 20;        // sizes double from min to max
     std::size_t segment_bytes = 1 << 20;
     std::string algorithm = "plan";           // plan: the runtime follows the segment order; dynamic: agreed per unit
+    int channels = 1;                         // plan only: segments in flight at once (RuntimeOptions::channels)
     int iterations = 20;                      // timed, after warmup
     int warmup = 3;
     double link_gbps = 0;                     // optional link emulation (both sides measured under it)

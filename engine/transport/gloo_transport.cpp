@@ -14,14 +14,16 @@
 #include <atomic>
 #include <filesystem>
 #include <mutex>
+#include <vector>
 
 namespace pacer::engine {
 namespace {
 
 class GlooTransport final : public Transport {
 public:
-    GlooTransport(const TransportOptions& o, std::shared_ptr<gloo::Context> context, std::unique_ptr<Heartbeat> heartbeat)
-        : options_(o), context_(std::move(context)), heartbeat_(std::move(heartbeat)),
+    GlooTransport(const TransportOptions& o, std::vector<std::shared_ptr<gloo::Context>> contexts,
+                  std::unique_ptr<Heartbeat> heartbeat)
+        : options_(o), contexts_(std::move(contexts)), tags_(contexts_.size(), 1), heartbeat_(std::move(heartbeat)),
           link_(o.link_gbps, o.link_latency_us, o.size) {}
 
     ~GlooTransport() override = default;
@@ -29,10 +31,15 @@ public:
     int rank() const override { return options_.rank; }
     int size() const override { return options_.size; }
 
-    Status allreduce(float* data, std::size_t count) override {
+    int channels() const override { return static_cast<int>(contexts_.size()); }
+
+    Status allreduceOn(int channel, float* data, std::size_t count) override {
+        if (channel < 0 || channel >= channels())
+            return Status::error("all-reduce on channel " + std::to_string(channel) + " of " + std::to_string(channels()));
         if (options_.size == 1 || count == 0) return failed_ ? failure() : Status::success();
-        return run("all-reduce", count * sizeof(float), link_.allreduceTime(count * sizeof(float)), [&] {
-            gloo::AllreduceOptions opts(context_);
+        const std::size_t bytes = count * sizeof(float);
+        return run("all-reduce", bytes, [&](auto start) { return link_.reserveAllreduce(start, bytes); }, [&] {
+            gloo::AllreduceOptions opts(contexts_[channel]);
             opts.setOutput(data, count);
             opts.setReduceFunction([](void* out, const void* a, const void* b, size_t n) {
                 auto* o = static_cast<float*>(out);
@@ -40,7 +47,7 @@ public:
                 const auto* y = static_cast<const float*>(b);
                 for (size_t i = 0; i < n; ++i) o[i] = x[i] + y[i];
             });
-            opts.setTag(nextTag());
+            opts.setTag(tags_[channel]++);
             opts.setTimeout(options_.timeout);
             gloo::allreduce(opts);
         });
@@ -50,13 +57,13 @@ public:
         if (root < 0 || root >= options_.size)
             return Status::error("broadcast root " + std::to_string(root) + " is not a rank");
         if (options_.size == 1 || bytes == 0) return failed_ ? failure() : Status::success();
-        return run("broadcast", bytes, link_.broadcastTime(bytes), [&] {
-            gloo::BroadcastOptions opts(context_);
+        return run("broadcast", bytes, [&](auto start) { return link_.reserveBroadcast(start, bytes); }, [&] {
+            gloo::BroadcastOptions opts(contexts_[0]);  // channel 0: broadcasts are the runtime's own, never concurrent
             auto* bytesPtr = static_cast<char*>(data);
             if (options_.rank == root) opts.setInput(bytesPtr, bytes);
             opts.setOutput(bytesPtr, bytes);
             opts.setRoot(root);
-            opts.setTag(nextTag());
+            opts.setTag(tags_[0]++);
             opts.setTimeout(options_.timeout);
             gloo::broadcast(opts);
         });
@@ -69,24 +76,25 @@ public:
             std::lock_guard lock(mutex_);
             if (error_.empty()) error_ = "rank " + std::to_string(options_.rank) + ": transport aborted";
         }
-        try {
-            context_->closeConnections();  // wakes a collective blocked on another thread with an I/O error
-        } catch (const std::exception&) {
+        for (auto& context : contexts_) {
+            try {
+                context->closeConnections();  // wakes a collective blocked on another thread with an I/O error
+            } catch (const std::exception&) {
+            }
         }
     }
 
 private:
-    uint32_t nextTag() { return tag_++; }
-
     Status failure() const {
         std::lock_guard lock(mutex_);
         return Status::error(error_);
     }
 
-    template <typename Op>
-    Status run(const char* what, std::size_t bytes, std::chrono::nanoseconds emulated, Op&& op) {
+    // Runs one collective; `emulatedEnd(start)` reserves its time on the emulated link.
+    template <typename Reserve, typename Op>
+    Status run(const char* what, std::size_t bytes, Reserve&& emulatedEnd, Op&& op) {
         if (failed_) return failure();
-        const auto start = std::chrono::steady_clock::now();
+        const auto done = emulatedEnd(std::chrono::steady_clock::now());
         try {
             op();
         } catch (const std::exception& e) {
@@ -98,15 +106,15 @@ private:
             }
             return Status::error(error_);
         }
-        link_.paceSince(start, emulated);
+        link_.paceUntil(done);
         return Status::success();
     }
 
     TransportOptions options_;
-    std::shared_ptr<gloo::Context> context_;
+    std::vector<std::shared_ptr<gloo::Context>> contexts_;  // one per channel, over one device (event loop)
+    std::vector<uint32_t> tags_;                             // per channel: each channel is one thread's at a time
     std::unique_ptr<Heartbeat> heartbeat_;
     LinkEmulator link_;
-    uint32_t tag_ = 1;
     std::atomic<bool> failed_{false};
     mutable std::mutex mutex_;
     std::string error_;
@@ -129,13 +137,18 @@ Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& o) 
         const std::set<pid_t> before = processThreads();
         auto device = gloo::transport::tcp::CreateDevice(attr);
         gloo::rendezvous::FileStore fileStore(o.rendezvous_dir);
-        gloo::rendezvous::PrefixStore store("pacer-gloo", fileStore);
-        auto context = std::make_shared<gloo::rendezvous::Context>(o.rank, o.size);
-        context->setTimeout(o.timeout);
-        if (o.size > 1) context->connectFullMesh(store, device);
+        // Channel 0 keeps the store prefix of a one-channel transport; the others get their own connections.
+        std::vector<std::shared_ptr<gloo::Context>> contexts;
+        for (int c = 0; c < o.channels; ++c) {
+            gloo::rendezvous::PrefixStore store(c == 0 ? "pacer-gloo" : "pacer-gloo-ch" + std::to_string(c), fileStore);
+            auto context = std::make_shared<gloo::rendezvous::Context>(o.rank, o.size);
+            context->setTimeout(o.timeout);
+            if (o.size > 1) context->connectFullMesh(store, device);
+            contexts.push_back(std::move(context));
+        }
         for (pid_t tid : processThreads())
             if (!before.count(tid)) (void)requestShortSlice(tid);
-        return std::make_unique<GlooTransport>(o, std::move(context), std::move(heartbeat));
+        return std::make_unique<GlooTransport>(o, std::move(contexts), std::move(heartbeat));
     } catch (const std::exception& e) {
         return Status::error("rank " + std::to_string(o.rank) + ": Gloo rendezvous in " + o.rendezvous_dir +
                              " failed within " + std::to_string(o.timeout.count()) + " ms: " + heartbeat->diagnose(

@@ -5,46 +5,60 @@
 // of bandwidth B and latency L it cannot finish before 2(n-1)·L + 2(n-1)/n · bytes / B. After the real
 // collective, the rank sleeps until that time has passed since it started; on loopback the real transfer is
 // usually faster, so the emulated link sets the pace.
+//
+// The transport's channels share one link, as they share one NIC: a collective's bytes go on the wire after
+// those of the collectives issued before it (a FIFO queue at the sender), while latencies overlap. With one
+// channel that is exactly the rule above.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <mutex>
 #include <thread>
 
 namespace pacer::engine {
 
 class LinkEmulator {
 public:
+    using Clock = std::chrono::steady_clock;
+
     LinkEmulator(double gbps, double latencyUs, int ranks) : gbps_(gbps), latencyUs_(latencyUs), ranks_(ranks) {}
 
     bool active() const { return ranks_ > 1 && (gbps_ > 0 || latencyUs_ > 0); }
 
-    std::chrono::nanoseconds allreduceTime(std::size_t bytes) const {
+    // When an all-reduce of `bytes` issued at `start` is over on the emulated link; reserves its wire time.
+    Clock::time_point reserveAllreduce(Clock::time_point start, std::size_t bytes) {
         const double steps = 2.0 * (ranks_ - 1);
-        const double wireBytes = steps / ranks_ * static_cast<double>(bytes);
-        return nanos(steps, wireBytes);
+        return reserve(start, steps, steps / ranks_ * static_cast<double>(bytes));
     }
     // Binomial-tree broadcast: ceil(log2 n) steps, the whole buffer on each.
-    std::chrono::nanoseconds broadcastTime(std::size_t bytes) const {
+    Clock::time_point reserveBroadcast(Clock::time_point start, std::size_t bytes) {
         int steps = 0;
         while ((1 << steps) < ranks_) ++steps;
-        return nanos(steps, static_cast<double>(steps) * bytes);
+        return reserve(start, steps, static_cast<double>(steps) * bytes);
     }
 
-    void paceSince(std::chrono::steady_clock::time_point start, std::chrono::nanoseconds emulated) const {
-        if (active()) std::this_thread::sleep_until(start + emulated);
+    // Sleeps until the emulated link is done with a collective (no-op when emulation is off).
+    void paceUntil(Clock::time_point done) const {
+        if (active()) std::this_thread::sleep_until(done);
     }
 
 private:
-    std::chrono::nanoseconds nanos(double steps, double wireBytes) const {
-        double ns = steps * latencyUs_ * 1e3;
-        if (gbps_ > 0) ns += wireBytes * 8.0 / gbps_;  // gbps = bits per ns
-        return std::chrono::nanoseconds(static_cast<long long>(ns));
+    Clock::time_point reserve(Clock::time_point start, double steps, double wireBytes) {
+        if (!active()) return start;
+        const auto wire = std::chrono::nanoseconds(static_cast<long long>(gbps_ > 0 ? wireBytes * 8.0 / gbps_ : 0));
+        const auto latency = std::chrono::nanoseconds(static_cast<long long>(steps * latencyUs_ * 1e3));
+        std::lock_guard lock(mutex_);
+        wireFree_ = std::max(wireFree_, start) + wire;  // gbps = bits per ns
+        return wireFree_ + latency;
     }
 
     double gbps_;
     double latencyUs_;
     int ranks_;
+    std::mutex mutex_;
+    Clock::time_point wireFree_{};  // when the bytes queued so far have left
 };
 
 }  // namespace pacer::engine

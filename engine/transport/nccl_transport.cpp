@@ -63,7 +63,10 @@ public:
     int size() const override { return options_.size; }
     bool deviceMemory() const override { return true; }
 
-    Status allreduce(float* data, std::size_t count) override {
+    // One channel: collectives on one communicator are serialized on its stream anyway, and NCCL already spreads
+    // each one over its own channels (SMs and links).
+    Status allreduceOn(int channel, float* data, std::size_t count) override {
+        if (channel != 0) return Status::error("the NCCL transport has one channel, not " + std::to_string(channel + 1));
         if (failed_) return Status::error(error_);
         if (count == 0) return Status::success();
         const ncclResult_t r = ncclAllReduce(data, data, count, ncclFloat32, ncclSum, comm_, stream_);
@@ -75,7 +78,7 @@ public:
         if (failed_) return Status::error(error_);
         if (bytes == 0) return Status::success();
         // The runtime broadcasts small host-side control blocks; stage them through device scratch space.
-        auto dev = scratch((bytes + sizeof(float) - 1) / sizeof(float));
+        auto dev = scratch((bytes + sizeof(float) - 1) / sizeof(float), 0);
         if (!dev.ok()) return dev.status();
         PACER_CUDA_CHECK(cudaMemcpyAsync(*dev, data, bytes, cudaMemcpyHostToDevice, stream_));
         const ncclResult_t r = ncclBroadcast(*dev, *dev, bytes, ncclUint8, root, comm_, stream_);
@@ -102,7 +105,8 @@ public:
         return Status::success();
     }
 
-    Result<float*> scratch(std::size_t count) override {
+    Result<float*> scratch(std::size_t count, int channel) override {
+        if (channel != 0) return Status::error("the NCCL transport has one channel");
         if (count > scratchDeviceCount_) {
             if (scratchDevice_) cudaFree(scratchDevice_);
             scratchDevice_ = nullptr;
@@ -183,6 +187,9 @@ private:
 
 Result<std::unique_ptr<Transport>> makeNcclTransport(const TransportOptions& o, int cudaDevice, void* commStream) {
     PACER_RETURN_IF_ERROR(validate(o));
+    if (o.channels != 1)
+        return Status::error("the NCCL transport has one channel (NCCL parallelizes each collective itself), not " +
+                             std::to_string(o.channels));
     int devices = 0;
     const cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0)

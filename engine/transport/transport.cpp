@@ -9,12 +9,16 @@ Status Transport::copy(float* dst, const float* src, std::size_t count) {
     return Status::success();
 }
 
-Result<float*> Transport::scratch(std::size_t count) {
-    if (count > scratchCount_) {
-        scratch_ = std::make_unique<float[]>(count);
-        scratchCount_ = count;
+Result<float*> Transport::scratch(std::size_t count, int channel) {
+    if (channel < 0 || channel >= channels())
+        return Status::error("scratch for channel " + std::to_string(channel) + " of " + std::to_string(channels()));
+    if (scratch_.size() < static_cast<std::size_t>(channels())) scratch_.resize(channels());
+    HostScratch& s = scratch_[channel];
+    if (count > s.count) {
+        s.data = std::make_unique<float[]>(count);
+        s.count = count;
     }
-    return scratch_.get();
+    return s.data.get();
 }
 
 Status validate(const TransportOptions& o) {
@@ -25,6 +29,8 @@ Status validate(const TransportOptions& o) {
     if (o.timeout.count() <= 0) return Status::error("timeout must be positive");
     if (o.link_gbps < 0) return Status::error("link bandwidth cannot be negative");
     if (o.link_latency_us < 0) return Status::error("link latency cannot be negative");
+    if (o.channels < 1 || o.channels > 16)
+        return Status::error("channels must be 1..16, got " + std::to_string(o.channels));
     return Status::success();
 }
 

@@ -1,6 +1,8 @@
 // The collective transport the runtime drives: sum all-reduce of float32 in place, and broadcast.
 //
-// Gloo (CPU, TCP, FileStore rendezvous) and NCCL (GPU, unique id through the same store) implement it. Every
+// Gloo (CPU, TCP, FileStore rendezvous) and NCCL (GPU, unique id through the same store) implement it. A transport
+// may offer several channels: collectives on different channels may be in flight at once (each from its own
+// thread), while the collectives of one channel run one at a time, in the same order on every rank. Every
 // call has the timeout of TransportOptions; a failed or timed-out call returns a Status that names the peer
 // rank that stopped (found through per-rank heartbeat files in the rendezvous directory), and after any
 // failure the transport stays failed: later calls return at once. abort() unblocks a call in progress from
@@ -13,6 +15,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace pacer::engine {
 
@@ -24,6 +27,10 @@ struct TransportOptions {
     double link_gbps = 0;                       // 0 = no emulation
     double link_latency_us = 0;                 // per message step of the ring; 0 = none
     std::string host = "127.0.0.1";             // address this rank listens on (Gloo TCP)
+    // Collectives that may be in flight at once (Gloo: one connection set each, over one event loop, as
+    // PyTorch's ProcessGroupGloo runs two by default). Each collective pays a fixed cost of thread wake-ups
+    // and handshakes; with two or more in flight, one's fixed cost hides behind another's transfer.
+    int channels = 1;
 };
 
 class Transport {
@@ -31,8 +38,11 @@ public:
     virtual ~Transport() = default;
     virtual int rank() const = 0;
     virtual int size() const = 0;
-    // Sum all-reduce in place; host memory (Gloo) or device memory (NCCL).
-    virtual Status allreduce(float* data, std::size_t count) = 0;
+    // Collectives that may be in flight at once; allreduceOn takes 0..channels()-1.
+    virtual int channels() const { return 1; }
+    // Sum all-reduce in place on one channel; host memory (Gloo) or device memory (NCCL).
+    virtual Status allreduceOn(int channel, float* data, std::size_t count) = 0;
+    Status allreduce(float* data, std::size_t count) { return allreduceOn(0, data, count); }
     virtual Status broadcast(void* data, std::size_t bytes, int root) = 0;
     // Unblocks everything, from any thread; used on fatal errors. The transport is failed afterwards.
     virtual void abort() = 0;
@@ -45,12 +55,16 @@ public:
     virtual Status synchronize() { return Status::success(); }
     // Makes the next collective wait for a CUDA event (the gradient's); host transports ignore it.
     virtual Status waitEvent(void* cudaEvent) { return Status::success(); }
-    // Scratch space in the transport's memory space for fused buffers; valid until the next call.
-    virtual Result<float*> scratch(std::size_t count);
+    // Scratch space in the transport's memory space for the fused buffers of one channel; valid until the next
+    // call for that channel.
+    virtual Result<float*> scratch(std::size_t count, int channel = 0);
 
-protected:
-    std::unique_ptr<float[]> scratch_;
-    std::size_t scratchCount_ = 0;
+private:
+    struct HostScratch {
+        std::unique_ptr<float[]> data;
+        std::size_t count = 0;
+    };
+    std::vector<HostScratch> scratch_;  // per channel
 };
 
 Status validate(const TransportOptions& options);

@@ -1,9 +1,10 @@
 // bench_allreduce: the engine's segmented all-reduce vs one monolithic gloo::allreduce of the same bytes, in
-// the same run, 2 and 4 ranks as threads over TCP loopback. Prints nccl-tests style columns and the ratio of
-// bus bandwidths (goal: >= 0.95 at segments >= 1 MiB). --quick: 2 ranks, 4 KiB..1 MiB, a few iterations.
+// the same run, 2 and 4 ranks as threads over TCP loopback, with 1 and 4 channels (segments in flight at once).
+// Prints nccl-tests style columns and the ratio of bus bandwidths (goal: >= 0.95 at segments >= 1 MiB).
+// --quick: 2 ranks, 4 KiB..1 MiB, 1 and 2 channels, a few iterations (the wrong-element check still counts).
 //
-//   bench_allreduce [--quick] [--ranks 2,4] [--sizes 4KiB:256MiB] [--segment-bytes 1MiB] [--algorithm plan|dynamic]
-//                   [--iterations K] [--link-gbps G]
+//   bench_allreduce [--quick] [--ranks 2,4] [--channels 1,4] [--sizes 4KiB:256MiB] [--segment-bytes 1MiB]
+//                   [--algorithm plan|dynamic] [--iterations K] [--link-gbps G]
 #include "engine/bench/allreduce_bench.h"
 
 #include <algorithm>
@@ -40,6 +41,7 @@ int usage(const char* why) {
 int main(int argc, char** argv) {
     AllreduceBenchOptions base;
     std::vector<int> rankCounts{2, 4};
+    std::vector<int> channelCounts{1, 4};
     bool quick = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -49,6 +51,9 @@ int main(int argc, char** argv) {
         } else if (arg == "--ranks" && hasValue) {
             rankCounts.clear();
             for (char* tok = std::strtok(argv[++i], ","); tok; tok = std::strtok(nullptr, ",")) rankCounts.push_back(std::atoi(tok));
+        } else if (arg == "--channels" && hasValue) {
+            channelCounts.clear();
+            for (char* tok = std::strtok(argv[++i], ","); tok; tok = std::strtok(nullptr, ",")) channelCounts.push_back(std::atoi(tok));
         } else if (arg == "--sizes" && hasValue) {
             const std::string v = argv[++i];
             const auto colon = v.find(':');
@@ -69,6 +74,7 @@ int main(int argc, char** argv) {
     }
     if (quick) {
         rankCounts = {2};
+        channelCounts = {1, 2};
         base.min_bytes = 4 << 10;
         base.max_bytes = 1 << 20;
         base.segment_bytes = 256 << 10;
@@ -76,16 +82,18 @@ int main(int argc, char** argv) {
         base.warmup = 1;
     }
     std::size_t totalWrong = 0;
-    for (int ranks : rankCounts) {
+    for (int ranks : rankCounts)
+    for (int channels : channelCounts) {
         AllreduceBenchOptions o = base;
         o.ranks = ranks;
+        o.channels = channels;
         auto rows = runAllreduceBench(o);
         if (!rows.ok()) {
             std::fprintf(stderr, "bench_allreduce: error: %s\n", rows.message().c_str());
             return 1;
         }
-        std::printf("# all-reduce, %d ranks (threads, Gloo TCP loopback), segments of %zu B, algorithm %s, %d iterations\n",
-                    ranks, o.segment_bytes, o.algorithm.c_str(), o.iterations);
+        std::printf("# all-reduce, %d ranks (threads, Gloo TCP loopback), segments of %zu B, %d channel(s), algorithm %s, "
+                    "%d iterations\n", ranks, o.segment_bytes, channels, o.algorithm.c_str(), o.iterations);
         std::printf("%12s %12s %10s %10s %7s %14s %12s %8s\n", "bytes", "time_us", "algbw", "busbw", "wrong",
                     "gloo_time_us", "gloo_busbw", "ratio");
         double worstLarge = 1e9;

@@ -16,7 +16,7 @@ namespace pacer::engine::testing {
 
 inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, const QString& dir,
                                                                     std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
-                                                                    double gbps = 0, double latencyUs = 0) {
+                                                                    double gbps = 0, double latencyUs = 0, int channels = 1) {
     std::vector<std::unique_ptr<Transport>> transports(ranks);
     std::vector<Status> errors(ranks);
     std::vector<std::thread> threads;
@@ -29,6 +29,7 @@ inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, c
             o.timeout = timeout;
             o.link_gbps = gbps;
             o.link_latency_us = latencyUs;
+            o.channels = channels;
             auto t = makeGlooTransport(o);
             if (t.ok()) transports[r] = std::move(t.value());
             else errors[r] = t.status();

@@ -31,6 +31,7 @@ struct Training {
     int iterations = 3;
     std::function<void(int rank, int tensor)> beforeGradient;  // e.g. a random delay
     bool verify = true;
+    int channels = 1;  // plan mode: units in flight at once
 };
 
 // One rank's loop: for every iteration, backward produces gradients last tensor first; each gradient buffer
@@ -43,6 +44,7 @@ inline Status trainRank(int rank, int ranks, Transport& transport, const PolicyC
     RuntimeOptions options;
     options.mode = mode;
     options.timeout = std::chrono::milliseconds(20000);
+    options.channels = training.channels;
     if (mode == OrderMode::Plan) {
         auto planner = makePolicy(config, tensors);
         auto plan = recordPlan(**planner, tensors);

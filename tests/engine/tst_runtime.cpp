@@ -15,6 +15,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 using namespace pacer::engine;
 using namespace pacer::engine::testing;
@@ -119,6 +120,70 @@ private slots:
         QVERIFY(!reference.empty());
         QCOMPARE(std::get<0>(reference.back()), iterations - 1);
         for (int r = 1; r < ranks; ++r) QVERIFY(sequence(sinks[r]) == reference);
+    }
+
+    // Plan mode over several channels: unit k on channel k mod C. Under random per-rank delays every sum stays
+    // exact, every rank reduces each planned unit once per iteration, and units really are in flight together.
+    void channelsKeepSumsExact_data() {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("channels");
+        QTest::newRow("pace/2 ranks/2 channels") << "pace" << 2 << 2;
+        QTest::newRow("pace/3 ranks/3 channels") << "pace" << 3 << 3;
+        QTest::newRow("fifo/2 ranks/4 channels") << "fifo" << 2 << 4;
+        QTest::newRow("ddp/2 ranks/2 channels") << "ddp" << 2 << 2;
+        QTest::newRow("bytescheduler/3 ranks/2 channels") << "bytescheduler" << 3 << 2;
+    }
+    void channelsKeepSumsExact() {
+        QFETCH(QString, policy);
+        QFETCH(int, ranks);
+        QFETCH(int, channels);
+        const auto tensors = makeTensors({300, 20000, 17, 50000, 7, 129});
+        PolicyConfig config;
+        config.name = policy.toStdString();
+        config.segment_bytes = 16 << 10;
+        config.fuse_below_bytes = 2048;
+        config.first_bucket_bytes = 4096;
+        config.bucket_bytes = 64 << 10;
+        auto made = connectRanks(ranks, dir_.path() + QString("/channels-%1-%2-%3").arg(policy).arg(ranks).arg(channels),
+                                 std::chrono::milliseconds(20000), 0, 0, channels);
+        QVERIFY2(made.ok(), made.message().c_str());
+        QCOMPARE(made.value()[0]->channels(), channels);
+        std::vector<RecordingSink> sinks(ranks);
+        Training training;
+        training.iterations = 40;
+        training.channels = channels;
+        std::vector<std::mt19937> rngs;
+        for (int r = 0; r < ranks; ++r) rngs.emplace_back(99 + r);
+        training.beforeGradient = [&](int rank, int) {
+            const int us = std::uniform_int_distribution<int>(0, 80)(rngs[rank]);
+            if (us > 30) std::this_thread::sleep_for(std::chrono::microseconds(us));
+        };
+        const auto results = onEveryRank(ranks, [&](int r) {
+            return trainRank(r, ranks, *made.value()[r], config, OrderMode::Plan, tensors, &sinks[r], training);
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+
+        auto planner = makePolicy(config, tensors);
+        QVERIFY(planner.ok());
+        const auto plan = recordPlan(**planner, tensors);
+        QVERIFY(plan.ok());
+        std::multiset<std::tuple<int, int, int>> expected;  // (iteration, tensor, segment) of every planned piece
+        for (int it = 0; it < training.iterations; ++it)
+            for (const CommUnit& u : plan.value())
+                for (const Piece& p : u.pieces) expected.emplace(it, p.tensor, p.segment);
+        bool overlapped = false;
+        for (int r = 0; r < ranks; ++r) {
+            const auto events = sinks[r].events();
+            std::multiset<std::tuple<int, int, int>> seen;
+            for (const CommEvent& e : events)
+                for (const Piece& p : e.unit.pieces) seen.emplace(e.iteration, p.tensor, p.segment);
+            QVERIFY2(seen == expected, qPrintable(QString("rank %1 reduced other pieces than the plan's").arg(r)));
+            for (std::size_t i = 1; i < events.size() && !overlapped; ++i)
+                for (std::size_t j = 0; j < i && !overlapped; ++j)
+                    overlapped = events[j].start < events[i].end && events[i].start < events[j].end;
+        }
+        QVERIFY2(plan.value().size() < 2 || overlapped, "no two units were ever in flight at once");
     }
 
     void urgentTensorPreemptsWithinOneSegment_data() {
@@ -226,6 +291,27 @@ private slots:
             const Status s = runtime.waitAll();
             QVERIFY(!s.ok());
             QVERIFY2(s.message().find("twice in one iteration") != std::string::npos, s.message().c_str());
+        }
+        {
+            RuntimeOptions channels;
+            channels.mode = OrderMode::Plan;
+            channels.plan = {CommUnit{{Piece{0, 0, 0, 10}, Piece{1, 0, 0, 10}}, 0}};
+            channels.channels = 2;  // the transport has one
+            Runtime runtime(*(*transports)[0], nullptr, tensors, {a.data(), b.data()}, channels, nullptr);
+            const Status s = runtime.beginIteration(0);
+            QVERIFY(!s.ok());
+            QVERIFY2(s.message().find("the transport has 1") != std::string::npos, s.message().c_str());
+        }
+        {
+            auto twoChannels = connectRanks(1, dir_.path() + "/two-channels", std::chrono::milliseconds(20000), 0, 0, 2);
+            QVERIFY2(twoChannels.ok(), twoChannels.message().c_str());
+            RuntimeOptions dynamic;
+            dynamic.channels = 2;  // the agreement rides on one unit after another
+            Runtime runtime(*twoChannels.value()[0], std::move(makePolicy(PolicyConfig{}, tensors).value()), tensors,
+                            {a.data(), b.data()}, dynamic, nullptr);
+            const Status s = runtime.beginIteration(0);
+            QVERIFY(!s.ok());
+            QVERIFY2(s.message().find("needs plan order mode") != std::string::npos, s.message().c_str());
         }
     }
 

@@ -2,6 +2,8 @@
 // options, and a dead peer turned into a Status that names it within the timeout.
 #include "rank_group.h"
 
+#include <thread>
+
 #include <QTest>
 
 #include <chrono>
@@ -64,6 +66,28 @@ private slots:
         QCOMPARE(data[1][12345], 2.0f);
     }
 
+    void channelsShareOneEmulatedLink() {
+        // Two 1 MiB all-reduces at once on two channels of a 0.1 Gb/s link: their bytes queue on one wire, so
+        // both are done only after twice one's wire time (168 ms), and each sum is exact.
+        QTemporaryDir dir;
+        auto group = connectRanks(2, dir.path(), std::chrono::milliseconds(20000), 0.1, 0, 2);
+        QVERIFY2(group.ok(), group.message().c_str());
+        std::vector<std::vector<float>> data(4, std::vector<float>(1 << 18, 1.0f));
+        const auto start = std::chrono::steady_clock::now();
+        const auto results = onEveryRank(2, [&](int r) {
+            Status second;
+            std::thread other([&] { second = (*group)[r]->allreduceOn(1, data[2 + r].data(), data[2 + r].size()); });
+            Status first = (*group)[r]->allreduceOn(0, data[r].data(), data[r].size());
+            other.join();
+            return first.ok() ? second : first;
+        });
+        const auto elapsed = std::chrono::steady_clock::now() - start;
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        QVERIFY(elapsed >= std::chrono::milliseconds(167));
+        for (int i = 0; i < 4; ++i) QCOMPARE(data[i][12345], 2.0f);
+        QVERIFY(!(*group)[0]->allreduceOn(2, data[0].data(), 1).ok());  // no third channel
+    }
+
     void badOptionsAreClearErrors() {
         TransportOptions o;
         o.rendezvous_dir = "/tmp";
@@ -73,6 +97,11 @@ private slots:
         QVERIFY(!t.ok());
         QVERIFY2(t.message().find("rank 3 is outside") != std::string::npos, t.message().c_str());
         o.rank = 0;
+        o.channels = 0;
+        t = makeGlooTransport(o);
+        QVERIFY(!t.ok());
+        QVERIFY2(t.message().find("channels must be 1..16") != std::string::npos, t.message().c_str());
+        o.channels = 1;
         o.rendezvous_dir.clear();
         QVERIFY(!makeGlooTransport(o).ok());
     }

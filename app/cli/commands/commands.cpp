@@ -54,8 +54,9 @@ const std::vector<Command>& commands() {
          runRuns},
         {"zoo", "zoo     list [--json]", {{}, {"json"}, true}, runZoo},
         {"bench",
-         "bench   allreduce [--algorithm A] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S] [--iterations K] [--json]",
-         {{"algorithm", "ranks", "sizes", "segment-bytes", "iterations"}, {"json"}, true},
+         "bench   allreduce [--algorithm A] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S] [--channels C]\n"
+         "                  [--iterations K] [--json]",
+         {{"algorithm", "ranks", "sizes", "segment-bytes", "channels", "iterations"}, {"json"}, true},
          runBench},
     };
     return all;

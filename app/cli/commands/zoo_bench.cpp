@@ -39,6 +39,7 @@ int runBench(const Args& args) {
     if (auto s = args.sizeRange("sizes")) std::tie(o.min_bytes, o.max_bytes) = *s;
     if (auto s = args.size("segment-bytes")) o.segment_bytes = static_cast<std::size_t>(*s);
     if (auto k = args.integer("iterations", 1, 100000)) o.iterations = *k;
+    if (auto c = args.integer("channels", 1, 16)) o.channels = *c;
     auto rows = engine::runAllreduceBench(o);
     if (!rows.ok()) throw usageError(rows.status().message());
     if (args.flag("json")) {
@@ -47,11 +48,11 @@ int runBench(const Args& args) {
             list.push_back({{"bytes", r.bytes}, {"time_us", r.time_us}, {"algbw_gbs", r.algbw}, {"busbw_gbs", r.busbw},
                             {"wrong", r.wrong}, {"gloo_time_us", r.gloo_time_us}, {"gloo_busbw_gbs", r.gloo_busbw},
                             {"ratio_vs_gloo", r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0.0}});
-        printJson({{"algorithm", o.algorithm}, {"ranks", o.ranks}, {"rows", list}});
+        printJson({{"algorithm", o.algorithm}, {"ranks", o.ranks}, {"channels", o.channels}, {"rows", list}});
         return 0;
     }
-    std::printf("# all-reduce, %d ranks, algorithm %s, float32 sum; gloo::allreduce measured in the same run\n",
-                o.ranks, o.algorithm.c_str());
+    std::printf("# all-reduce, %d ranks, algorithm %s, %d channel(s), float32 sum; gloo::allreduce measured in the same run\n",
+                o.ranks, o.algorithm.c_str(), o.channels);
     std::printf("%12s %12s %10s %10s %7s %14s %12s %8s\n", "size(B)", "time(us)", "algbw", "busbw", "#wrong",
                 "gloo time(us)", "gloo busbw", "ratio");
     for (const auto& r : rows.value())

@@ -39,6 +39,11 @@ bool validate(const Experiment& e, std::string* error) {
     if (e.batchPerRank < 1 || e.batchPerRank > 1 << 20) return fail("'batch_per_rank' must be between 1 and 1048576");
     if (e.threadsPerRank < 1 || e.threadsPerRank > 256) return fail("'threads_per_rank' must be between 1 and 256");
     if (e.order != "dynamic" && e.order != "plan") return fail("'order' must be dynamic or plan, got '" + e.order + "'");
+    if (e.channels < 1 || e.channels > 16) return fail("'channels' must be between 1 and 16, got " + std::to_string(e.channels));
+    if (e.channels > 1 && e.order != "plan")
+        return fail("'channels' above 1 needs order 'plan' (dynamic order agrees on one unit after another)");
+    if (e.channels > 1 && e.backend != "cpu")
+        return fail("'channels' above 1 needs the cpu backend (NCCL spreads each collective over its own channels)");
     if (!(e.linkGbps >= 0) || e.linkGbps > 10000) return fail("'link.gbps' must be between 0 and 10000");
     if (!(e.linkLatencyUs >= 0) || e.linkLatencyUs > 1e6) return fail("'link.latency_us' must be between 0 and 1e6");
     if (!(e.timeoutSeconds > 0) || e.timeoutSeconds > 86400) return fail("'timeout_s' must be above 0 and at most 86400");
@@ -83,6 +88,7 @@ json Experiment::toJson() const {
                 {"optimizer", optimizer},
                 {"policy", policy},
                 {"order", order},
+                {"channels", channels},
                 {"link", {{"gbps", linkGbps}, {"latency_us", linkLatencyUs}}},
                 {"timeout_s", timeoutSeconds},
                 {"trace", trace}};
@@ -100,7 +106,8 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
               readField(j, "warmup_iterations", e.warmupIterations, error) &&
               readField(j, "batch_per_rank", e.batchPerRank, error) && readField(j, "seed", e.seed, error) &&
               readField(j, "threads_per_rank", e.threadsPerRank, error) &&
-              readField(j, "order", e.order, error) && readField(j, "timeout_s", e.timeoutSeconds, error) &&
+              readField(j, "order", e.order, error) && readField(j, "channels", e.channels, error) &&
+              readField(j, "timeout_s", e.timeoutSeconds, error) &&
               readField(j, "trace", e.trace, error);
     if (!ok) return std::nullopt;
     if (auto it = j.find("optimizer"); it != j.end()) e.optimizer = *it;
@@ -174,6 +181,7 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
     if (o.linkGbps) e.linkGbps = *o.linkGbps;
     if (o.linkLatencyUs) e.linkLatencyUs = *o.linkLatencyUs;
     if (o.order) e.order = *o.order;
+    if (o.channels) e.channels = *o.channels;
     if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
     if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
     if (o.trace) e.trace = *o.trace;

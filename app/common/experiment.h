@@ -10,6 +10,7 @@
 //     "optimizer": {"kind": "sgd", "lr": 0.05},
 //     "policy": {"name": "pace", "segment_bytes": "256KiB"},   // every PolicyConfig field; sizes with units
 //     "order": "dynamic",                        // dynamic | plan
+//     "channels": 1,                             // plan order on cpu: segments in flight at once (1..16)
 //     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off
 //     "timeout_s": 60,
 //     "trace": true                              // false records nothing: for measuring tracing's own cost
@@ -37,6 +38,7 @@ struct Experiment {
     nlohmann::json optimizer = nlohmann::json::object();
     nlohmann::json policy = nlohmann::json::object({{"name", "fifo"}});
     std::string order = "dynamic";
+    int channels = 1;                // units in flight at once after warm-up (plan order, cpu backend)
     double linkGbps = 0;
     double linkLatencyUs = 0;
     double timeoutSeconds = 60;
@@ -55,6 +57,7 @@ struct ExperimentOverrides {
     std::optional<double> linkGbps;
     std::optional<double> linkLatencyUs;
     std::optional<std::string> order;
+    std::optional<int> channels;
     std::optional<int> batchPerRank;
     std::optional<double> timeoutSeconds;
     std::optional<bool> trace;

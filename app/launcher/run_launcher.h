@@ -30,6 +30,7 @@ public:
         int iterations = 0;          // 0: the experiment's
         QString backend;             // empty: the experiment's
         QString order;               // empty: the experiment's
+        int channels = 0;            // 0: the experiment's
         double linkGbps = -1;        // < 0: the experiment's
         double linkLatencyUs = -1;   // < 0: the experiment's
         double timeoutSeconds = 0;   // 0: the experiment's

@@ -169,6 +169,7 @@ private:
         t.timeout = timeout();
         t.link_gbps = e.linkGbps;
         t.link_latency_us = e.linkLatencyUs;
+        t.channels = e.channels;
         auto transport = s_.device == kernels::Device::Cuda ? makeGpuTransport(t) : engine::makeGlooTransport(t);
         if (!transport.ok()) throw RunError(transport.status().message());
         transport_ = std::move(transport).value();
@@ -233,6 +234,7 @@ private:
         updateWaitsForAll_ = policy.value()->updateWaitsForAll();
         engine::RuntimeOptions ro;
         ro.mode = plan.empty() ? engine::OrderMode::Dynamic : engine::OrderMode::Plan;
+        ro.channels = plan.empty() ? 1 : s_.experiment.channels;  // warm-up agrees one unit at a time
         ro.plan = std::move(plan);
         ro.timeout = timeout();
         ro.gpu = s_.device == kernels::Device::Cuda;

@@ -280,6 +280,7 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
     w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run)));
     w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run)));
     w.readiness_rides_on_units = run.readiness_rides_on_units;
+    w.channels = run.channels;
 
     if (Status s = validateWorkload(w); !s.ok()) return Status::error("extracted workload: " + s.message());
     return w;
@@ -307,14 +308,33 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
     }
     if (!any) return Status::error("observed run has no communication spans to fit the all-reduce cost from");
 
+    // Collectives that overlapped another one (several channels) include the wait for its bytes.
+    std::vector<std::pair<Nanos, Nanos>> spans;
+    for (const auto& [key, span] : latest) spans.push_back(span);
+    std::sort(spans.begin(), spans.end());
+    auto overlapsAnother = [&](const std::pair<Nanos, Nanos>& s) {
+        int hits = 0;  // itself, plus any other whose interval meets it (spans are sorted by start)
+        for (const auto& o : spans) {
+            if (o.first >= s.second) break;
+            if (o.second > s.first) ++hits;
+        }
+        return hits > 1;
+    };
     // Per message size: the mean time and how many collectives had it. The mean, not the median: on a loaded
     // machine a collective now and then waits milliseconds for a core, and the iteration pays those waits too.
-    std::map<double, std::pair<double, double>> bySize;  // bytes -> (sum ns, count)
+    std::map<double, std::pair<double, double>> all, alone;  // bytes -> (sum ns, count)
     for (const auto& [key, span] : latest) {
-        auto& [sum, count] = bySize[static_cast<double>(std::get<3>(key))];
-        sum += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
-        count += 1;
+        const double ns = static_cast<double>(std::max<Nanos>(0, span.second - span.first));
+        const double bytes = static_cast<double>(std::get<3>(key));
+        all[bytes].first += ns;
+        all[bytes].second += 1;
+        if (run.channels > 1 && !overlapsAnother(span)) {
+            alone[bytes].first += ns;
+            alone[bytes].second += 1;
+        }
     }
+    std::map<double, std::pair<double, double>> bySize = all;
+    for (const auto& [bytes, v] : alone) bySize[bytes] = v;
     CostModel c = fitWeighted(bySize);
     // One pass drops sizes whose mean is far off the line in absolute terms (4 median absolute deviations) and
     // relative ones (50% of the prediction: scheduling noise alone moves the means of small sizes a lot), then
@@ -358,6 +378,7 @@ ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const 
     run.ranks = workload.ranks;
     run.policy = policy;
     run.readiness_rides_on_units = workload.readiness_rides_on_units;
+    run.channels = workload.channels;
     for (const LayerTimes& l : workload.layers) run.layerNames.push_back(l.name);
     for (int rank = 0; rank < workload.ranks; ++rank) {
         for (const SimEvent& e : sim.events) {

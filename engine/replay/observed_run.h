@@ -41,6 +41,7 @@ struct ObservedRun {
     // unit's collective (host memory; see Workload::readiness_rides_on_units). True for the default capture path,
     // CPU ranks in dynamic order; a caller that knows the run used plan mode or GPU memory sets it false.
     bool readiness_rides_on_units = true;
+    int channels = 1;  // units the runtime kept in flight at once (plan mode's channels)
 };
 
 // Per-layer times: per iteration the slowest rank's time (a collective waits for the slowest rank), then the mean
@@ -51,7 +52,9 @@ Result<Workload> extractWorkload(const ObservedRun& run);
 
 // The all-reduce cost from the observed collectives. Each collective appears on every rank; it really starts when
 // the last rank joins (the others wait for it) and is over when the last rank leaves, so each (iteration, tensor,
-// segment) counts from the latest start to the latest end over ranks. Those times are averaged per message size:
+// segment) counts from the latest start to the latest end over ranks. A collective that overlapped another (a run
+// with several channels) also waited for the other's bytes; where a size has collectives that ran alone, only
+// those count, since the simulator adds the queueing itself. Those times are averaged per message size:
 // the line alpha + bytes * ns_per_byte is fitted to the per-size means, weighted by their counts (means, as for
 // the layers: the measured iteration time is a mean), and the per-size means go into CostModel::measured. With a
 // single message size the intercept cannot be told from the slope: alpha is then 0.

@@ -38,8 +38,10 @@ Result<SimFigures> figuresOf(const Workload& w, const CostModel& cost, const Pol
 Result<Workload> applyWhatIf(const Workload& workload, const WhatIf& whatIf) {
     if (!(whatIf.compute_speed > 0)) return Status::error("compute speed factor must be above 0");
     if (whatIf.ranks < 0) return Status::error("rank count must be at least 1 (0 = as observed)");
+    if (whatIf.channels < 0 || whatIf.channels > 16) return Status::error("channels must be 1..16 (0 = as observed)");
     Workload w = workload;
     if (whatIf.ranks > 0) w.ranks = whatIf.ranks;
+    if (whatIf.channels > 0) w.channels = whatIf.channels;
     if (whatIf.compute_speed != 1.0) {
         for (LayerTimes& l : w.layers) {
             l.forward = scaled(l.forward, whatIf.compute_speed);
@@ -64,8 +66,10 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
                              " ranks: give the link bandwidth and latency");
     if (keepsBandwidth) {
         if (n != n0) c.ns_per_byte = n0 == 1 ? 0.0 : cost.ns_per_byte * ringVolume(n) / ringVolume(n0);
+        if (n != n0) c.wire_ns_per_byte = n0 == 1 ? 0.0 : cost.wire_ns_per_byte * ringVolume(n) / ringVolume(n0);
     } else {
         c.ns_per_byte = ringVolume(n) * 8.0 / whatIf.link_gbps;
+        c.wire_ns_per_byte = 0;  // the new link's rate is the slope itself
     }
     if (keepsLatency) {
         if (n != n0) c.alpha_ns = n0 == 1 ? 0.0 : cost.alpha_ns * ringSteps(n) / ringSteps(n0);

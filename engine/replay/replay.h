@@ -31,6 +31,7 @@ struct WhatIf {
     double link_latency_us = -1;  // -1 = as observed
     int ranks = 0;                // 0 = as observed
     double compute_speed = 1.0;   // 2.0 = compute twice as fast
+    int channels = 0;             // units in flight at once (plan mode); 0 = as observed
 };
 
 // The workload and cost model the knobs describe. Fails on a negative or zero speed, negative bandwidth, a rank

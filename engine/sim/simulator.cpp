@@ -72,6 +72,8 @@ Status validateWorkload(const Workload& w) {
     if (w.ranks < 1) return Status::error("workload rank count must be at least 1, got " + std::to_string(w.ranks));
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
     if (w.resume_ns < 0 || w.dispatch_ns < 0) return Status::error("negative wake-up latency");
+    if (w.channels < 1 || w.channels > 16)
+        return Status::error("workload channels must be 1..16, got " + std::to_string(w.channels));
     for (std::size_t i = 0; i < w.tensors.size(); ++i) {
         const TensorInfo& t = w.tensors[i];
         if (t.id != static_cast<int>(i))
@@ -120,6 +122,8 @@ double lowerBoundMs(const Workload& w, const CostModel& cost) {
         alpha = std::min(alpha, cost.measured.front().second - cost.ns_per_byte * cost.measured.front().first);
         alpha = std::max(0.0, alpha);
     }
+    // Several channels hide the fixed cost of one unit behind another's bytes: only the bytes' share is certain.
+    if (w.channels > 1) alpha = 0;
     const double waitJ = std::max(0.0, alpha + bytesJ * beta - slack - roundingSlack);
     // The link carries every byte each iteration; one fused unit is the cheapest way.
     const double comm = std::max(0.0, alpha + static_cast<double>(totalBytes) * beta - roundingSlack);
@@ -163,8 +167,19 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         if (kind != SimEvent::Wait && end > start) computeBusy.emplace_back(start, end);
     };
 
+    // Busy intervals of the link, merged as they come (units start in order; with channels they may overlap).
+    auto markLinkBusy = [&](Nanos s, Nanos e) {
+        if (e <= s) return;
+        if (!linkBusy.empty() && s <= linkBusy.back().second) linkBusy.back().second = std::max(linkBusy.back().second, e);
+        else linkBusy.emplace_back(s, e);
+    };
+
+    const int channels = w.channels;
+    std::vector<Nanos> channelFree(channels, 0);  // when each channel's last unit ends
+    Nanos wireFree = 0;     // channels > 1: when the bytes queued on the shared wire have left
+    std::vector<std::pair<Nanos, std::size_t>> inFlight;  // (end, index into result.events): not yet reported done
     Nanos computeFree = 0;  // the compute stream's clock
-    Nanos linkFree = 0;     // the link's clock
+    Nanos linkFree = 0;     // the link's clock: when every unit issued so far has ended
     Nanos allReduced = 0;   // when the last reduction of the previous iteration finished
     std::size_t lastIterationFirstUnit = 0;
 
@@ -228,6 +243,18 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             }
         };
         deliverUntil(now);
+        std::fill(channelFree.begin(), channelFree.end(), now);
+        std::size_t issued = 0;  // units of this iteration so far; unit k goes on channel k % channels
+        // Reports the units that have ended by `until` to the policy, earliest first.
+        auto reportDone = [&](Nanos until) {
+            std::sort(inFlight.begin(), inFlight.end());
+            std::size_t n = 0;
+            while (n < inFlight.size() && inFlight[n].first <= until) {
+                policy.onUnitDone(result.events[inFlight[n].second].unit, inFlight[n].first);
+                ++n;
+            }
+            inFlight.erase(inFlight.begin(), inFlight.begin() + static_cast<std::ptrdiff_t>(n));
+        };
         while (!policy.finished()) {
             if (++steps > maxSteps)
                 return Status::error("policy '" + std::string(policy.name()) + "' did not finish iteration " +
@@ -243,6 +270,13 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 // Nothing to send now: jump to the next gradient or to when the policy said it would release work.
                 const Nanos nextReady = delivered < ready.size() ? ready[delivered].time : kNever;
                 const Nanos wake = policy.wakeTime();
+                Nanos nextDone = kNever;
+                for (const auto& f : inFlight) nextDone = std::min(nextDone, f.first);
+                if (nextDone != kNever && nextDone <= std::min(nextReady, wake > now ? wake : kNever)) {
+                    now = std::max(now, nextDone);  // a unit in flight ends first: the policy hears of it
+                    reportDone(now);
+                    continue;
+                }
                 const Nanos nextTime = std::min(nextReady, wake > now ? wake : kNever);
                 if (nextTime == kNever)
                     return Status::error("policy '" + std::string(policy.name()) + "' stalled in iteration " +
@@ -256,7 +290,17 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             }
             if (unit->pieces.empty())
                 return Status::error("policy '" + std::string(policy.name()) + "' returned an empty unit");
-            const Nanos end = now + cost.at(unit->bytes());
+            const Nanos total = cost.at(unit->bytes());
+            Nanos end = now + total;
+            if (channels > 1) {
+                // The unit's bytes go on the wire last, after those queued before them.
+                const auto wire = std::min<Nanos>(
+                    total, static_cast<Nanos>(std::llround(cost.wireNsPerByte() * static_cast<double>(unit->bytes()))));
+                end = std::max(end, wireFree + wire);
+                wireFree = end;
+            }
+            const std::size_t channel = issued++ % static_cast<std::size_t>(channels);
+            channelFree[channel] = end;
             for (const Piece& p : unit->pieces) {
                 if (p.tensor < 0 || p.tensor >= numTensors || p.count > remaining[p.tensor])
                     return Status::error("policy '" + std::string(policy.name()) +
@@ -267,10 +311,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                     layerReduced[layer] = std::max(layerReduced[layer], end);
                 }
             }
-            if (end > now) linkBusy.emplace_back(now, end);
-            // Gradients that became ready while the unit was on the wire are heard before its completion, unless
-            // readiness rides on the units: then the next decision knows what was ready when this unit started.
-            if (!w.readiness_rides_on_units) deliverUntil(end);
+            markLinkBusy(now, end);
+            linkFree = std::max(linkFree, end);
             SimEvent e;
             e.kind = SimEvent::Comm;
             e.iteration = k;
@@ -278,14 +320,19 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             e.end = end;
             e.unit = std::move(*unit);
             result.events.push_back(std::move(e));
-            policy.onUnitDone(result.events.back().unit, end);
-            now = end;
+            inFlight.emplace_back(end, result.events.size() - 1);
+            // The next unit's channel is free when its previous unit ends (with one channel: when this one does).
+            now = std::max(now, channelFree[issued % static_cast<std::size_t>(channels)]);
+            // Gradients that became ready meanwhile are heard before the next decision, unless readiness rides on
+            // the units: then the next decision knows what was ready when this unit started.
+            if (!w.readiness_rides_on_units) deliverUntil(now);
+            reportDone(now);
         }
         for (int i = 0; i < numTensors; ++i)
             if (remaining[i] != 0)
                 return Status::error("policy '" + std::string(policy.name()) + "' finished iteration " +
                                      std::to_string(k) + " with tensor '" + w.tensors[i].name + "' not fully reduced");
-        linkFree = now;
+        now = std::max(now, linkFree);
         allReduced = now;
     }
 

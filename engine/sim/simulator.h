@@ -3,7 +3,7 @@
 // One rank is simulated (data parallelism is symmetric: the workload already holds the slowest rank's layer
 // times and the cost model the collective's time across all ranks). Two resources run side by side: the compute
 // stream (forward, backward, optimizer updates) and the link, which carries one communication unit at a time in
-// the order the policy picks. Several iterations run back to back so that cross-iteration overlap reaches steady
+// the order the policy picks (or, with Workload::channels > 1, several, whose bytes queue on the one wire). Several iterations run back to back so that cross-iteration overlap reaches steady
 // state: the forward of layer i in iteration k+1 waits only for the reduction (and update) of layer i's
 // gradients from iteration k, unless the policy keeps DDP's barrier (updateWaitsForAll), where it waits for all.
 //

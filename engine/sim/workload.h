@@ -34,6 +34,10 @@ struct Workload {
     // own collective, sampled when the unit starts: a gradient that becomes ready during a unit is heard one
     // decision later than with a round before every decision (engine/runtime.h).
     bool readiness_rides_on_units = false;
+    // Units in flight at once (the runtime's channels in plan mode): unit k of an iteration goes on channel
+    // k mod channels; the channels share one link, so a unit's bytes follow those issued before it, while the
+    // fixed part of its cost (CostModel::at minus its bytes' share) overlaps with the others.
+    int channels = 1;
     std::string name;  // the model's name (zoo profile) or the run it was extracted from; informational
 
     // The optimizer step for `elements` elements, on the compute stream.
@@ -54,6 +58,12 @@ struct CostModel {
     double alpha_ns = 20'000;        // per collective call
     double ns_per_byte = 0.8;        // 1 / bandwidth (0.8 ns/B is 10 Gb/s)
     std::vector<std::pair<double, double>> measured;  // (bytes, mean ns), ascending bytes; empty: the line alone
+    // The rate at which the link itself moves bytes, where it is known apart from the fitted slope (an emulated
+    // link: 2(n-1)/n * 8 / Gb/s); 0 = the slope. Several channels share the link at this rate (Workload::channels):
+    // a collective's time beyond it is per-call overhead that another channel's bytes can hide.
+    double wire_ns_per_byte = 0;
+
+    double wireNsPerByte() const { return wire_ns_per_byte > 0 ? wire_ns_per_byte : ns_per_byte; }
 
     Nanos at(std::size_t bytes) const {
         const double b = static_cast<double>(bytes);

@@ -139,25 +139,62 @@ private slots:
         QCOMPARE(order, tensors);
     }
 
+    // One layer, two tensors ready together at 300; each costs 2000 ns, of which 1000 are its bytes on the wire.
+    // One channel: 300-2300, 2300-4300. Two: the second starts at 300 too, its fixed part hides behind the first's
+    // bytes, and its own bytes follow them: done at 3300. With no fixed part there is nothing to hide: both
+    // 2300, as the bytes share one wire.
+    void channelsHideOnlyTheFixedCost_data() {
+        QTest::addColumn<double>("alpha");
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<Nanos>("period");
+        QTest::newRow("fixed cost, 1 channel") << 1000.0 << 1 << Nanos{4300};
+        QTest::newRow("fixed cost, 2 channels") << 1000.0 << 2 << Nanos{3300};
+        QTest::newRow("fixed cost, 3 channels") << 1000.0 << 3 << Nanos{3300};
+        QTest::newRow("bytes only, 1 channel") << 0.0 << 1 << Nanos{2300};
+        QTest::newRow("bytes only, 2 channels") << 0.0 << 2 << Nanos{2300};
+    }
+    void channelsHideOnlyTheFixedCost() {
+        QFETCH(double, alpha);
+        QFETCH(int, channels);
+        QFETCH(Nanos, period);
+        Workload w;
+        w.layers = {{"l0", 100, 200}};
+        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l0.b", 0, 1000}};
+        w.channels = channels;
+        auto policy = makePolicy(PolicyConfig{}, w.tensors);
+        QVERIFY(policy.ok());
+        Result<SimResult> r = simulate(w, *policy.value(), CostModel{alpha, 0.25, {}}, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        const auto& starts = r.value().iteration_starts;
+        QCOMPARE(starts[2] - starts[1], period);
+        QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
+        QVERIFY(r.value().figures.lower_bound_ms <= r.value().figures.iter_ms);
+        QCOMPARE(r.value().order.size(), std::size_t{2});
+    }
+
     void lowerBoundNeverAboveSimulated_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("policy");
         QTest::addColumn<double>("gbps");
+        QTest::addColumn<int>("channels");
         for (const char* model : {"resnet50", "vgg16", "bert_base", "gpt2_small", "synthetic"})
             for (const std::string& policy : policyNames())
                 for (double gbps : {1.0, 10.0, 100.0})
-                    QTest::addRow("%s/%s/%g", model, policy.c_str(), gbps)
-                        << model << QString::fromStdString(policy) << gbps;
+                    for (int channels : {1, 3})
+                        QTest::addRow("%s/%s/%g/%dch", model, policy.c_str(), gbps, channels)
+                            << model << QString::fromStdString(policy) << gbps << channels;
     }
     void lowerBoundNeverAboveSimulated() {
         QFETCH(QString, model);
         QFETCH(QString, policy);
         QFETCH(double, gbps);
+        QFETCH(int, channels);
         PolicyConfig config;
         config.name = policy.toStdString();
         WhatIf whatIf;
         whatIf.link_gbps = gbps;
         whatIf.link_latency_us = 5;
+        whatIf.channels = channels;
         Result<ReplayResult> r = replay(modelNamed(model), CostModel{}, config, whatIf);
         QVERIFY2(r.ok(), r.status().message().c_str());
         const SimFigures& f = r.value().sim.figures;
@@ -296,6 +333,7 @@ private slots:
         QTest::newRow("empty tensor") << 3 << "no elements";
         QTest::newRow("negative time") << 4 << "negative";
         QTest::newRow("no iterations") << 5 << "at least 1 iteration";
+        QTest::newRow("no channel") << 6 << "channels must be 1..16";
     }
     void malformedWorkloadIsAnError() {
         QFETCH(int, breakage);
@@ -320,6 +358,9 @@ private slots:
                 break;
             case 5:
                 options.iterations = 0;
+                break;
+            case 6:
+                w.channels = 0;
                 break;
         }
         auto policy = makePolicy(PolicyConfig{}, syntheticModel(3, 1000, 100, 200).tensors);

@@ -29,6 +29,7 @@ int runCapture(const Args& args) {
         if (*o != "dynamic" && *o != "plan") throw usageError("--order must be dynamic or plan, got '" + *o + "'");
         r.order = QString::fromStdString(*o);
     }
+    r.channels = args.integer("channels", 1, 16).value_or(0);
     r.linkGbps = args.number("link-gbps", 0, 10000).value_or(-1);
     r.linkLatencyUs = args.number("link-latency-us", 0, 1e6).value_or(-1);
     r.timeoutSeconds = args.number("timeout-s", 0.1, 86400).value_or(0);

@@ -13,9 +13,9 @@ const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
         {"capture",
          "capture --experiment FILE --out PROJECT [--ranks N] [--policy P] [--segment-bytes S] [--iterations K]\n"
-         "                  [--backend cpu|gpu] [--order dynamic|plan] [--link-gbps G] [--link-latency-us U]\n"
-         "                  [--timeout-s T] [--json]",
-         {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "link-gbps",
+         "                  [--backend cpu|gpu] [--order dynamic|plan] [--channels C] [--link-gbps G]\n"
+         "                  [--link-latency-us U] [--timeout-s T] [--json]",
+         {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "channels", "link-gbps",
            "link-latency-us", "timeout-s"},
           {"json"},
           false},
@@ -23,18 +23,19 @@ const std::vector<Command>& commands() {
         {"replay",
          "replay  (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P [--segment-bytes S]\n"
          "                  [--priorities FILE] [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X]\n"
-         "                  [--bucket-bytes S] [--credit C] [--iterations K] [--fusion-search] [--save-to PROJECT] [--json]",
+         "                  [--bucket-bytes S] [--credit C] [--channels C] [--iterations K] [--fusion-search]\n"
+         "                  [--save-to PROJECT] [--json]",
          {{"project", "run", "model", "policy", "segment-bytes", "priorities", "ranks", "link-gbps", "link-latency-us",
-           "compute-speed", "bucket-bytes", "credit", "iterations", "save-to", "device-tflops"},
+           "compute-speed", "channels", "bucket-bytes", "credit", "iterations", "save-to", "device-tflops"},
           {"json", "fusion-search"},
           false},
          runReplay},
         {"sweep",
          "sweep   (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P\n"
          "                  (--segment-bytes MIN:MAX | --bucket-bytes MIN:MAX | --credit MIN:MAX)\n"
-         "                  [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X] [--json]",
+         "                  [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X] [--channels C] [--json]",
          {{"project", "run", "model", "policy", "segment-bytes", "bucket-bytes", "credit", "ranks", "link-gbps",
-           "link-latency-us", "compute-speed", "device-tflops"},
+           "link-latency-us", "compute-speed", "channels", "device-tflops"},
           {"json"},
           false},
          runSweep},

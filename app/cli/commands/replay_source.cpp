@@ -26,6 +26,26 @@ bool readinessRidesOnUnits(const profiler::RunSummary& run) {
     return experiment.value("order", std::string("dynamic")) == "dynamic";
 }
 
+// Plan order on CPU ranks keeps the experiment's channels in flight after warm-up; everything else runs one.
+int channelsOf(const profiler::RunSummary& run) {
+    const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
+    if (run.backend != "cpu" || !experiment.is_object() || experiment.value("order", std::string()) != "plan") return 1;
+    const auto it = experiment.find("channels");
+    if (it == experiment.end() || !it->is_number_integer()) return 1;
+    const auto channels = it->get<int>();
+    return channels >= 1 && channels <= 16 ? channels : 1;
+}
+
+// The emulated link's bandwidth of a CPU run (0: none, or not a CPU run).
+double emulatedGbps(const profiler::RunSummary& run) {
+    const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
+    if (run.backend != "cpu" || !experiment.is_object()) return 0;
+    const auto link = experiment.find("link");
+    if (link == experiment.end() || !link->is_object()) return 0;
+    const auto gbps = link->find("gbps");
+    return gbps != link->end() && gbps->is_number() && gbps->get<double>() > 0 ? gbps->get<double>() : 0;
+}
+
 }  // namespace
 
 ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
@@ -37,6 +57,7 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     if (!trace.ok()) throw usageError(trace.status().message());
     engine::ObservedRun observed = app::observedFromTrace(trace.value());
     observed.readiness_rides_on_units = readinessRidesOnUnits(summary.value());
+    observed.channels = channelsOf(summary.value());
     auto workload = engine::extractWorkload(observed);
     if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
                                          " cannot be replayed: " + workload.status().message());
@@ -46,6 +67,9 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     ReplaySource s;
     s.workload = std::move(workload).value();
     s.cost = cost.value();
+    // An emulated link's own rate is known exactly; the fitted slope also holds each call's CPU time.
+    if (const double gbps = emulatedGbps(summary.value()); gbps > 0 && trace.value().ranks > 1)
+        s.cost.wire_ns_per_byte = 2.0 * (trace.value().ranks - 1) / trace.value().ranks * 8.0 / gbps;
     s.runId = trace.value().run_id;
     s.observedPolicy = trace.value().policy;
     s.observedConfig.name = trace.value().policy.empty() ? "fifo" : trace.value().policy;
@@ -80,6 +104,7 @@ engine::WhatIf whatIfFrom(const Args& args) {
     w.link_gbps = args.number("link-gbps", 0.001, 100000).value_or(0);
     w.link_latency_us = args.number("link-latency-us", 0, 1e6).value_or(-1);
     w.compute_speed = args.number("compute-speed", 0.001, 1000).value_or(1.0);
+    w.channels = args.integer("channels", 1, 16).value_or(0);
     return w;
 }
 

@@ -3,6 +3,9 @@
 // The wide MLP (samples/experiments/mlp-wide-2rank.json: 9 MiB of gradients, ~30 ms of compute per iteration)
 // spans the regimes: communication-bound at 1 Gb/s, compute ~ communication at 2.5 Gb/s, compute-bound at 25.
 // (The small sample MLP reduces 1 MiB and computes 0.6 ms: every policy there just measures per-call overhead.)
+// Two engine settings, each for every policy: the default (dynamic order, one unit in flight) and plan order
+// with 2 channels (two units in flight, so each collective's ~1 ms of wake-ups on this machine hides behind the
+// other's bytes; policies that send many small units gain the most).
 #include "bench_cli.h"
 
 #include <QTemporaryDir>
@@ -18,26 +21,35 @@ int main(int argc, char** argv) {
     const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10, 25};
     const QString iterations = quick ? "6" : "30";
     QTemporaryDir dir;
-    std::printf("# wide MLP (samples/experiments/mlp-wide-2rank.json), 2 ranks, %s iterations, ms per iteration\n",
-                qPrintable(iterations));
-    std::printf("%10s", "link Gb/s");
-    for (const QString& p : policies) std::printf(" %14s", qPrintable(p));
-    std::printf(" %12s %12s %12s\n", "pace/fifo", "pace/ddp", "pace/horovod");
+    struct Setting {
+        QString order;
+        int channels;
+    };
+    const QList<Setting> settings = {{"dynamic", 1}, {"plan", 2}};
     int failures = 0;
-    for (double gbps : links) {
-        std::map<QString, double> ms;
-        for (const QString& policy : policies) {
-            const QString project = dir.filePath(QString("%1-%2.pacer").arg(policy).arg(gbps));
-            const QJsonObject r = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json",
-                                              "--out", project, "--policy", policy, "--iterations", iterations,
-                                              "--link-gbps", QString::number(gbps), "--json"});
-            ms[policy] = r["iter_ms"].toDouble();
-            if (ms[policy] <= 0) ++failures;
+    for (const Setting& setting : settings) {
+        std::printf("# wide MLP (samples/experiments/mlp-wide-2rank.json), 2 ranks, %s iterations, %s order, %d "
+                    "channel(s), ms per iteration\n", qPrintable(iterations), qPrintable(setting.order), setting.channels);
+        std::printf("%10s", "link Gb/s");
+        for (const QString& p : policies) std::printf(" %14s", qPrintable(p));
+        std::printf(" %12s %12s %12s\n", "pace/fifo", "pace/ddp", "pace/horovod");
+        for (double gbps : links) {
+            std::map<QString, double> ms;
+            for (const QString& policy : policies) {
+                const QString project =
+                    dir.filePath(QString("%1-%2-%3-%4.pacer").arg(policy).arg(gbps).arg(setting.order).arg(setting.channels));
+                const QJsonObject r = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json",
+                                                  "--out", project, "--policy", policy, "--iterations", iterations,
+                                                  "--link-gbps", QString::number(gbps), "--order", setting.order,
+                                                  "--channels", QString::number(setting.channels), "--json"});
+                ms[policy] = r["iter_ms"].toDouble();
+                if (ms[policy] <= 0) ++failures;
+            }
+            std::printf("%10.1f", gbps);
+            for (const QString& p : policies) std::printf(" %14.3f", ms[p]);
+            // Speed-up: how many times faster pace is (> 1 means pace is faster).
+            std::printf(" %12.3f %12.3f %12.3f\n", ms["fifo"] / ms["pace"], ms["ddp"] / ms["pace"], ms["horovod"] / ms["pace"]);
         }
-        std::printf("%10.1f", gbps);
-        for (const QString& p : policies) std::printf(" %14.3f", ms[p]);
-        // Speed-up: how many times faster pace is (> 1 means pace is faster).
-        std::printf(" %12.3f %12.3f %12.3f\n", ms["fifo"] / ms["pace"], ms["ddp"] / ms["pace"], ms["horovod"] / ms["pace"]);
     }
     return failures == 0 ? 0 : 1;
 }

@@ -363,8 +363,12 @@ private:
         const app::Experiment& e = s_.experiment;
         const int iterations = e.iterations;
         const int first = std::min(e.warmupIterations, iterations - 1);
+        // Steady state: the mean period between iteration starts, from the first measured iteration to the start of
+        // the last. The last iteration has no next forward to hide its reductions behind (it drains the link): in
+        // a long job that is noise, but over 25 iterations it would add a few percent that training never sees.
+        const int last = iterations - 1 > first ? iterations - 1 : iterations;
         const double iterMs =
-            static_cast<double>(iterationStart_[iterations] - iterationStart_[first]) / (iterations - first) / 1e6;
+            static_cast<double>(iterationStart_[last] - iterationStart_[first]) / (last - first) / 1e6;
         runtime_.reset();
 
         const auto values = hostParameters(params_, s_.device);

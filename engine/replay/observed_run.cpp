@@ -92,6 +92,9 @@ std::vector<double> untracedComputeTime(const ObservedRun& run) {
     return extra;
 }
 
+// A message size far off the fitted line stays in the cost table only if it was seen at least this often.
+constexpr double kTableMinCount = 3;
+
 // Weighted least squares over per-size mean times (weight = the size's count): each collective counts once.
 CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize) {
     double sw = 0, sx = 0, sy = 0;
@@ -223,13 +226,44 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
     }
     if (!any) return Status::error("observed run has no forward or backward spans to extract layer times from");
 
-    // A collective waits for the slowest rank of each iteration, so the slowest rank's time per iteration is what
-    // counts; then the mean over iterations, not the median: the measured iteration time is a mean, and on a
-    // loaded machine the slow iterations (a rank descheduled for milliseconds) are part of it.
-    std::map<std::tuple<int, int, int>, double> slowest;  // (kind, iteration, layer) -> max over ranks
-    for (const auto& [key, ns] : perRankIteration) {
-        double& v = slowest[{std::get<0>(key), std::get<1>(key), std::get<2>(key)}];
-        v = std::max(v, ns);
+    // A collective waits for the slowest rank, so what counts is when the last rank has got through each step of
+    // the iteration (forward 0..L-1, then backward L-1..0): per iteration, the latest over ranks of each rank's
+    // running sum of step times, and a step's time is how much that latest point moved. (The slowest time per
+    // step, summed, would charge every rank's hiccups to one imaginary rank that has them all.) Then the mean over
+    // iterations, not the median: the measured iteration time is a mean, and on a loaded machine the slow
+    // iterations (a rank descheduled for milliseconds) are part of it.
+    std::map<std::tuple<int, int, int>, double> slowest;  // (kind, iteration, layer) -> the latest point's move
+    {
+        std::map<int, std::map<int, std::vector<double>>> steps;  // iteration -> rank -> step times in order
+        const int numSteps = 2 * numLayers;
+        auto stepOf = [&](int kind, int layer) { return kind == ObservedSpan::Forward ? layer : numSteps - 1 - layer; };
+        for (const auto& [key, ns] : perRankIteration) {
+            const auto [kind, iteration, layer, rank] = key;
+            auto& v = steps[iteration][rank];
+            if (v.empty()) v.assign(numSteps, -1.0);
+            v[stepOf(kind, layer)] = ns;
+        }
+        for (const auto& [iteration, ranks] : steps) {
+            std::vector<double> sums(ranks.size(), 0.0);
+            double latest = 0;
+            for (int step = 0; step < numSteps; ++step) {
+                std::size_t r = 0;
+                bool traced = false;
+                double next = 0;
+                for (const auto& [rank, v] : ranks) {
+                    if (v[step] >= 0) {
+                        traced = true;
+                        sums[r] += v[step];
+                    }
+                    next = std::max(next, sums[r++]);
+                }
+                if (!traced) continue;
+                const int layer = step < numLayers ? step : numSteps - 1 - step;
+                const int kind = step < numLayers ? ObservedSpan::Forward : ObservedSpan::Backward;
+                slowest[{kind, iteration, layer}] = std::max(0.0, next - latest);
+                latest = std::max(latest, next);
+            }
+        }
     }
     std::map<std::pair<int, int>, std::vector<double>> series;  // (kind, layer) -> per iteration
     for (const auto& [key, ns] : slowest) series[{std::get<0>(key), std::get<2>(key)}].push_back(ns);
@@ -249,7 +283,6 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
         Nanos& slot = kind == ObservedSpan::Forward ? lt.forward : lt.backward;
         slot = std::max(slot, m);
     }
-
     // Optimizer: total update time / elements updated, per (rank, iteration); median over those.
     std::vector<std::size_t> layerElements(numLayers, 0);
     std::size_t allElements = 0;
@@ -336,9 +369,11 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
     std::map<double, std::pair<double, double>> bySize = all;
     for (const auto& [bytes, v] : alone) bySize[bytes] = v;
     CostModel c = fitWeighted(bySize);
-    // One pass drops sizes whose mean is far off the line in absolute terms (4 median absolute deviations) and
-    // relative ones (50% of the prediction: scheduling noise alone moves the means of small sizes a lot), then
-    // refits: a lone page fault at an odd size must not bend the line.
+    // The line (used between and beyond the measured sizes, and for the lower bound): one pass drops sizes whose
+    // mean is far off it in absolute terms (4 median absolute deviations) and relative ones (50% of the
+    // prediction: scheduling noise alone moves the means of small sizes a lot), then refits: a lone page fault at
+    // an odd size must not bend the line.
+    std::map<double, std::pair<double, double>> table = bySize;
     if (bySize.size() >= 4) {
         std::vector<double> residuals;
         for (const auto& [x, v] : bySize)
@@ -349,13 +384,13 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         for (const auto& [x, v] : bySize) {
             const double predicted = static_cast<double>(c.at(static_cast<std::size_t>(x)));
             if (residuals[i++] <= std::max(4 * mad, 0.5 * predicted)) kept.emplace(x, v);
+            // The table keeps a size far off the line if it was seen a few times: a small collective during
+            // backward that waits for a core (1-3 ms here, against the line's 1) costs what it cost.
+            else if (v.second < kTableMinCount) table.erase(x);
         }
-        if (kept.size() >= 2 && kept.size() < bySize.size()) {
-            c = fitWeighted(kept);
-            bySize = std::move(kept);
-        }
+        if (kept.size() >= 2 && kept.size() < bySize.size()) c = fitWeighted(kept);
     }
-    for (const auto& [x, v] : bySize) c.measured.emplace_back(x, v.first / v.second);
+    for (const auto& [x, v] : table) c.measured.emplace_back(x, v.first / v.second);
     return c;
 }
 

@@ -176,6 +176,51 @@ private slots:
         QCOMPARE(w.value().ranks, 2);
     }
 
+    // Rank 0 is descheduled during layer 0's forward, rank 1 during layer 1's, in the same iteration. Each rank
+    // took 600 ns for both: the collective that follows waits for 600, not for 1000 (the sum of per-layer
+    // maxima would invent a rank that had both hiccups). Layer 1 gets what the latest rank still needed after the
+    // latest rank's layer 0.
+    void extractionFollowsTheLatestRankThroughTheIteration() {
+        ObservedRun run = twoTensorRun();
+        const Nanos fwd[2][2] = {{500, 100}, {100, 500}};
+        for (int rank = 0; rank < 2; ++rank)
+            for (int it = 0; it < 3; ++it) {
+                const bool steady = it > 0;  // iteration 0 is warm-up
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 0, 0, steady ? fwd[rank][0] : 9000));
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 1, 10'000, 10'000 + fwd[rank][1]));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 1, 20'000, 20'200));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 0, 30'000, 30'300));
+            }
+        Result<Workload> w = extractWorkload(run);
+        QVERIFY2(w.ok(), w.status().message().c_str());
+        QCOMPARE(w.value().layers[0].forward + w.value().layers[1].forward, Nanos{600});
+        QCOMPARE(w.value().layers[0].forward, Nanos{500});
+        QCOMPARE(w.value().layers[1].forward, Nanos{100});
+        QCOMPARE(w.value().layers[1].backward, Nanos{200});
+        QCOMPARE(w.value().layers[0].backward, Nanos{300});
+    }
+
+    // A size far off the line that was seen in every iteration keeps its own mean in the table (a small collective
+    // that waits for a core during backward costs that), while the line ignores it.
+    void frequentSizeOffTheLineKeepsItsMean() {
+        ObservedRun run = twoTensorRun();
+        const double alpha = 30'000, beta = 0.4;
+        for (int it = 1; it < 6; ++it) {
+            int tensor = 0;
+            for (std::int64_t bytes = 4096; bytes <= (8 << 20); bytes *= 4) {
+                const Nanos d = static_cast<Nanos>(alpha + beta * static_cast<double>(bytes));
+                for (int rank = 0; rank < 2; ++rank) run.spans.push_back(comm(rank, it, tensor % 2, bytes, 0, d));
+                ++tensor;
+            }
+            for (int rank = 0; rank < 2; ++rank) run.spans.push_back(comm(rank, it, 0, 40, 0, 2'000'000));
+        }
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        QVERIFY2(qAbs(c.value().alpha_ns - alpha) < 10, qPrintable(QString::number(c.value().alpha_ns)));
+        QCOMPARE(c.value().at(40), Nanos{2'000'000});
+        QCOMPARE(c.value().at(4096), static_cast<Nanos>(alpha + beta * 4096));
+    }
+
     void untracedComputeTimeIsChargedToNeighbours() {
         // One rank, iterations 0 (warm-up) and 1: forward 0, a 50 ns gap, forward 1, backward 1, a 20 ns gap,
         // backward 0, a 30 ns gap, then a wait. The gap before a span belongs to it; the one before a wait to

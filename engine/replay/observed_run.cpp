@@ -60,9 +60,17 @@ int warmupIteration(const ObservedRun& run, ObservedSpan::Kind a, ObservedSpan::
 // compute thread is descheduled between two layers (on a loaded CPU machine: milliseconds per iteration). It is
 // part of the iteration, so it is charged to a neighbouring span: to the span it precedes, so that a layer's
 // gradients are not made later than they were; but a gap before a wait goes to the span before it, since the
-// wait began only after it (the next span starts once the wait is over, whatever the gap was).
-std::vector<double> untracedComputeTime(const ObservedRun& run) {
-    std::vector<double> extra(run.spans.size(), 0.0);
+// wait began only after it (the next span starts once the wait is over, whatever the gap was). The gap after an
+// iteration's last backward (the next batch, the loss) is the iteration's tail: charged to that backward, it
+// would make the last gradients late in replay, while they were announced before it.
+struct UntracedTime {
+    std::vector<double> extra;                  // per span
+    std::map<std::pair<int, int>, double> tail;  // (rank, iteration of the backward) -> gap after it
+};
+
+UntracedTime untracedComputeTime(const ObservedRun& run) {
+    UntracedTime u;
+    u.extra.assign(run.spans.size(), 0.0);
     std::map<int, std::vector<std::size_t>> byRank;
     for (std::size_t i = 0; i < run.spans.size(); ++i) {
         const ObservedSpan::Kind k = run.spans[i].kind;
@@ -75,21 +83,27 @@ std::vector<double> untracedComputeTime(const ObservedRun& run) {
             return run.spans[a].start < run.spans[b].start;
         });
         std::size_t lastWork = SIZE_MAX;  // the last span that is not a wait
+        std::size_t previous = SIZE_MAX;  // the span before this one, wait or not
         Nanos lastEnd = 0;
         for (std::size_t k = 0; k < ids.size(); ++k) {
             const ObservedSpan& s = run.spans[ids[k]];
             const double gap = k == 0 ? 0.0 : static_cast<double>(s.start - lastEnd);
+            const bool afterBackward = previous != SIZE_MAX && run.spans[previous].kind == ObservedSpan::Backward &&
+                                       s.kind != ObservedSpan::Backward;
             if (gap > 0) {
-                if (s.kind != ObservedSpan::Wait)
-                    extra[ids[k]] += gap;
+                if (afterBackward)
+                    u.tail[{rank, run.spans[previous].iteration}] += gap;
+                else if (s.kind != ObservedSpan::Wait)
+                    u.extra[ids[k]] += gap;
                 else if (lastWork != SIZE_MAX)
-                    extra[lastWork] += gap;
+                    u.extra[lastWork] += gap;
             }
             if (s.kind != ObservedSpan::Wait) lastWork = ids[k];
+            previous = ids[k];
             lastEnd = std::max(lastEnd, s.end);
         }
     }
-    return extra;
+    return u;
 }
 
 // A message size far off the fitted line stays in the cost table only if it was seen at least this often.
@@ -155,9 +169,30 @@ double resumeLatency(const ObservedRun& run) {
     return mean(samples);
 }
 
-// How long after a gradient is ready on every rank its collective starts, when the link was idle: the latest
-// rank's start of the collective minus the latest end of its layer's backward, for single-tensor collectives
-// that found the link idle (the previous collective had ended before the gradient was ready); the mean.
+// The layer whose backward makes a unit ready: a span names the unit's first tensor and its bytes; a fused unit is a
+// run of adjacent tensors (DDP's buckets and PACE's groups both are), found by adding neighbours, downwards or
+// upwards, until the bytes match. Its last gradient comes from the lowest layer (backward runs last layer first).
+// -1 when no run of whole tensors matches (a segment of one tensor: that tensor's layer).
+int readyLayer(const ObservedRun& run, int tensor, std::int64_t bytes) {
+    const auto& t = run.tensors;
+    if (bytes <= static_cast<std::int64_t>(t[tensor].bytes())) return t[tensor].layer;
+    for (int step : {-1, 1}) {
+        std::int64_t sum = 0;
+        int lowest = t[tensor].layer;
+        for (int i = tensor; i >= 0 && i < static_cast<int>(t.size()) && sum < bytes; i += step) {
+            sum += static_cast<std::int64_t>(t[i].bytes());
+            lowest = std::min(lowest, t[i].layer);
+        }
+        if (sum == bytes) return lowest;
+    }
+    return -1;
+}
+
+// How long after a unit is ready on every rank its collective starts, when the link was idle: the latest rank's
+// start of the collective minus the latest end of the backward that made it ready, for collectives that found the
+// link idle (the previous collective had ended before the unit was ready); the mean. Single-tensor collectives
+// are preferred; fused ones are sampled only when there are none (a DDP run: every bucket is fused), since a
+// policy may hold a fused unit back on purpose (Horovod's cycle), which the simulator models by itself.
 double dispatchLatency(const ObservedRun& run) {
     std::map<std::pair<int, int>, Nanos> backwardEnd;  // (iteration, layer) -> latest end over ranks
     for (const ObservedSpan& s : run.spans)
@@ -165,36 +200,36 @@ double dispatchLatency(const ObservedRun& run) {
             Nanos& e = backwardEnd[{s.iteration, s.layer}];
             e = std::max(e, s.end);
         }
-    // (iteration, tensor, segment) -> latest start and end over ranks, and whether the unit holds one tensor only.
-    // Only those are sampled: a fused unit's span names one of its tensors, not necessarily the last one ready,
-    // and a policy may have held it back on purpose (DDP's buckets).
+    // (iteration, tensor, segment) -> latest start and end over ranks, and the layer that made the unit ready.
     struct Unit {
         Nanos start = 0, end = 0;
+        int layer = -1;
         bool single = false;
     };
     std::map<std::tuple<int, int, int>, Unit> latest;
     for (const ObservedSpan& s : run.spans) {
         if (s.kind != ObservedSpan::Comm || s.tensor < 0 || s.tensor >= static_cast<int>(run.tensors.size())) continue;
         const bool single = s.bytes <= static_cast<std::int64_t>(run.tensors[s.tensor].bytes());
-        auto [it, fresh] = latest.emplace(std::make_tuple(s.iteration, s.tensor, s.segment), Unit{s.start, s.end, single});
+        auto [it, fresh] = latest.emplace(std::make_tuple(s.iteration, s.tensor, s.segment),
+                                          Unit{s.start, s.end, readyLayer(run, s.tensor, s.bytes), single});
         if (!fresh) {
             it->second.start = std::max(it->second.start, s.start);
             it->second.end = std::max(it->second.end, s.end);
         }
     }
-    std::vector<std::tuple<Nanos, Nanos, int, int, bool>> units;  // (start, end, iteration, tensor, single)
-    for (const auto& [key, u] : latest) units.emplace_back(u.start, u.end, std::get<0>(key), std::get<1>(key), u.single);
+    std::vector<std::tuple<Nanos, Nanos, int, int, bool>> units;  // (start, end, iteration, layer, single)
+    for (const auto& [key, u] : latest) units.emplace_back(u.start, u.end, std::get<0>(key), u.layer, u.single);
     std::sort(units.begin(), units.end());
-    std::vector<double> samples;
+    std::vector<double> singles, fused;
     for (std::size_t i = 1; i < units.size(); ++i) {
-        const auto& [start, end, iteration, tensor, single] = units[i];
-        if (!single) continue;
-        auto it = backwardEnd.find({iteration, run.tensors[tensor].layer});
+        const auto& [start, end, iteration, layer, single] = units[i];
+        if (layer < 0) continue;
+        auto it = backwardEnd.find({iteration, layer});
         if (it == backwardEnd.end()) continue;
         const Nanos ready = it->second, previousEnd = std::get<1>(units[i - 1]);
-        if (ready > previousEnd && start >= ready) samples.push_back(static_cast<double>(start - ready));
+        if (ready > previousEnd && start >= ready) (single ? singles : fused).push_back(static_cast<double>(start - ready));
     }
-    return mean(samples);
+    return mean(singles.empty() ? fused : singles);
 }
 
 }  // namespace
@@ -207,7 +242,8 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
             numLayers = std::max(numLayers, s.layer + 1);
 
-    const std::vector<double> extra = untracedComputeTime(run);
+    const UntracedTime untraced = untracedComputeTime(run);
+    const std::vector<double>& extra = untraced.extra;
     const int skip = warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward);
     // (kind, iteration, layer, rank) -> summed duration: a layer may be traced as several spans (kernels).
     std::map<std::tuple<int, int, int, int>, double> perRankIteration;
@@ -312,6 +348,15 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
 
     w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run)));
     w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run)));
+    {
+        // The tail: per iteration the latest rank's (the next collective waits for it), then the mean.
+        std::map<int, double> latestTail;
+        for (const auto& [key, ns] : untraced.tail)
+            if (key.second != skip) latestTail[key.second] = std::max(latestTail[key.second], ns);
+        std::vector<double> tails;
+        for (const auto& [iteration, ns] : latestTail) tails.push_back(ns);
+        w.tail_ns = static_cast<Nanos>(std::llround(mean(tails)));
+    }
     w.readiness_rides_on_units = run.readiness_rides_on_units;
     w.channels = run.channels;
 

@@ -72,6 +72,7 @@ Status validateWorkload(const Workload& w) {
     if (w.ranks < 1) return Status::error("workload rank count must be at least 1, got " + std::to_string(w.ranks));
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
     if (w.resume_ns < 0 || w.dispatch_ns < 0) return Status::error("negative wake-up latency");
+    if (w.tail_ns < 0) return Status::error("negative compute between iterations");
     if (w.channels < 1 || w.channels > 16)
         return Status::error("workload channels must be 1..16, got " + std::to_string(w.channels));
     for (std::size_t i = 0; i < w.tensors.size(); ++i) {
@@ -94,7 +95,7 @@ Status validateWorkload(const Workload& w) {
 
 double lowerBoundMs(const Workload& w, const CostModel& cost) {
     // Compute is serial: forward, backward and every update each iteration.
-    double compute = 0;
+    double compute = static_cast<double>(w.tail_ns);
     for (const LayerTimes& l : w.layers) compute += static_cast<double>(l.forward + l.backward);
     std::size_t totalBytes = 0;
     for (const TensorInfo& t : w.tensors) {
@@ -106,7 +107,8 @@ double lowerBoundMs(const Workload& w, const CostModel& cost) {
     // and forward of the layers before j (the slack); the rest of that reduction is idle compute time. Any
     // split of j's bytes into units costs at least alpha + bytes * beta, as the cost is affine with alpha >= 0.
     int j = w.tensors.empty() ? 0 : w.tensors.front().layer;
-    double slack = 0, bytesJ = 0;
+    // The tail after backward (Workload::tail_ns) runs while that reduction is on the wire, too.
+    double slack = static_cast<double>(w.tail_ns), bytesJ = 0;
     for (int l = 0; l < j; ++l) slack += static_cast<double>(w.layers[l].forward + w.layers[l].backward);
     for (const TensorInfo& t : w.tensors)
         if (t.layer == j) bytesJ += static_cast<double>(t.bytes());
@@ -222,7 +224,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             t += w.layers[l].backward;
             for (int i = index.first[l + 1] - 1; i >= index.first[l]; --i) ready.push_back({t, index.ids[i]});
         }
-        computeFree = t;
+        if (w.tail_ns > 0) computeBusy.emplace_back(t, t + w.tail_ns);  // untraced: no event, but busy
+        computeFree = t + w.tail_ns;
 
         // ---- communication: the policy picks units whenever the link is idle ----
         // Every forward of iteration k waited for the reductions of iteration k-1 and every gradient of k comes

@@ -30,6 +30,9 @@ struct Workload {
     // dispatch_ns after its gradient became ready (the communication thread's wake-up).
     Nanos resume_ns = 0;
     Nanos dispatch_ns = 0;
+    // Untraced compute after an iteration's last backward and before the next one (the next batch, the loss):
+    // it delays the next forward, not the gradients, which are announced as each backward ends.
+    Nanos tail_ns = 0;
     // The runtime's dynamic mode on host memory carries the readiness flags of the next decision on each unit's
     // own collective, sampled when the unit starts: a gradient that becomes ready during a unit is heard one
     // decision later than with a round before every decision (engine/runtime.h).

@@ -223,8 +223,8 @@ private slots:
 
     void untracedComputeTimeIsChargedToNeighbours() {
         // One rank, iterations 0 (warm-up) and 1: forward 0, a 50 ns gap, forward 1, backward 1, a 20 ns gap,
-        // backward 0, a 30 ns gap, then a wait. The gap before a span belongs to it; the one before a wait to
-        // the span before the wait.
+        // backward 0, a 30 ns gap, then a wait. The gap before a span belongs to it; the one after the last
+        // backward is the iteration's tail (the next batch): it delays the next forward, not the gradients.
         ObservedRun run = twoTensorRun();
         run.ranks = 1;
         for (int it = 0; it < 2; ++it) {
@@ -240,7 +240,28 @@ private slots:
         QCOMPARE(w.value().layers[0].forward, Nanos{100});
         QCOMPARE(w.value().layers[1].forward, Nanos{150});
         QCOMPARE(w.value().layers[1].backward, Nanos{200});
-        QCOMPARE(w.value().layers[0].backward, Nanos{250});
+        QCOMPARE(w.value().layers[0].backward, Nanos{220});
+        QCOMPARE(w.value().tail_ns, Nanos{30});
+    }
+
+    // A gap before a wait in the middle of forward (layer 1 waits for its reduction) still goes to the span before
+    // it: the wait began only after that gap.
+    void gapBeforeAForwardWaitGoesToTheSpanBefore() {
+        ObservedRun run = twoTensorRun();
+        run.ranks = 1;
+        for (int it = 0; it < 2; ++it) {
+            const Nanos t = it * 10'000;
+            run.spans.push_back(span(ObservedSpan::Forward, 0, it, 0, t, t + 100));
+            run.spans.push_back(span(ObservedSpan::Wait, 0, it, 1, t + 140, t + 1000));
+            run.spans.push_back(span(ObservedSpan::Forward, 0, it, 1, t + 1000, t + 1100));
+            run.spans.push_back(span(ObservedSpan::Backward, 0, it, 1, t + 1100, t + 1300));
+            run.spans.push_back(span(ObservedSpan::Backward, 0, it, 0, t + 1300, t + 1500));
+        }
+        Result<Workload> w = extractWorkload(run);
+        QVERIFY2(w.ok(), w.status().message().c_str());
+        QCOMPARE(w.value().layers[0].forward, Nanos{140});
+        QCOMPARE(w.value().layers[1].forward, Nanos{100});
+        QCOMPARE(w.value().tail_ns, Nanos{0});  // iteration 1's backward is followed by nothing
     }
 
     void badRunsAreErrors_data() {

@@ -110,6 +110,32 @@ private slots:
         QCOMPARE(r.value().figures.iter_ms, 1350e-6);
     }
 
+    // The tail after backward (the next batch) delays the next forward, not the gradients: with 100 ns of tail the
+    // hand-computed case above keeps its reductions (the link is the bottleneck) and its period of 1300 ns; with
+    // 800 ns the compute stream is: 600 + 800 = 1400.
+    void tailDelaysTheNextForwardOnly_data() {
+        QTest::addColumn<Nanos>("tail");
+        QTest::addColumn<Nanos>("period");
+        QTest::newRow("hidden behind the link") << Nanos{100} << Nanos{1300};
+        QTest::newRow("longer than the link") << Nanos{800} << Nanos{1400};
+    }
+    void tailDelaysTheNextForwardOnly() {
+        QFETCH(Nanos, tail);
+        QFETCH(Nanos, period);
+        Workload w;
+        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
+        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
+        w.tail_ns = tail;
+        auto policy = makePolicy(PolicyConfig{}, w.tensors);
+        QVERIFY(policy.ok());
+        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1, {}}, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
+        QVERIFY(r.value().figures.lower_bound_ms <= r.value().figures.iter_ms);
+        const SimFigures& f = r.value().figures;
+        QVERIFY(qAbs(f.compute_ms + f.exposed_comm_ms + f.idle_ms - f.iter_ms) < 1e-12);
+    }
+
     // Pace, l1.w in two segments of 250 ns, l0.w one. l1 is ready at 400, l0 at 600, during l1's first segment. With a
     // round before every decision l0 preempts l1's second segment at 650; when readiness rides on the units, the
     // decision at 650 knows only what was ready at 400, so l1's second segment goes first.

@@ -8,8 +8,10 @@
 // other's bytes; policies that send many small units gain the most).
 #include "bench_cli.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -20,6 +22,7 @@ int main(int argc, char** argv) {
     const QStringList policies = {"fifo", "ddp", "horovod", "bytescheduler", "pace"};
     const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10, 25};
     const QString iterations = quick ? "6" : "30";
+    const int repeats = quick ? 1 : 3;
     QTemporaryDir dir;
     struct Setting {
         QString order;
@@ -29,21 +32,33 @@ int main(int argc, char** argv) {
     int failures = 0;
     for (const Setting& setting : settings) {
         std::printf("# wide MLP (samples/experiments/mlp-wide-2rank.json), 2 ranks, %s iterations, %s order, %d "
-                    "channel(s), ms per iteration\n", qPrintable(iterations), qPrintable(setting.order), setting.channels);
+                    "channel(s), ms per iteration (median of %d runs)\n", qPrintable(iterations), qPrintable(setting.order),
+                    setting.channels, repeats);
         std::printf("%10s", "link Gb/s");
         for (const QString& p : policies) std::printf(" %14s", qPrintable(p));
         std::printf(" %12s %12s %12s\n", "pace/fifo", "pace/ddp", "pace/horovod");
         for (double gbps : links) {
+            // Each policy runs `repeats` times, the policies interleaved so that a drift of the machine touches all
+            // alike; the median counts (a single 30-iteration run moves by up to 10% on a shared 2-core machine).
+            std::map<QString, std::vector<double>> runs;
+            for (int repeat = 0; repeat < repeats; ++repeat)
+                for (const QString& policy : policies) {
+                    const QString project = dir.filePath(QString("%1-%2-%3-%4-%5.pacer")
+                                                             .arg(policy).arg(gbps).arg(setting.order)
+                                                             .arg(setting.channels).arg(repeat));
+                    const QJsonObject r = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json",
+                                                      "--out", project, "--policy", policy, "--iterations", iterations,
+                                                      "--link-gbps", QString::number(gbps), "--order", setting.order,
+                                                      "--channels", QString::number(setting.channels), "--json"});
+                    const double v = r["iter_ms"].toDouble();
+                    if (v <= 0) ++failures;
+                    runs[policy].push_back(v);
+                    QFile::remove(project);
+                }
             std::map<QString, double> ms;
-            for (const QString& policy : policies) {
-                const QString project =
-                    dir.filePath(QString("%1-%2-%3-%4.pacer").arg(policy).arg(gbps).arg(setting.order).arg(setting.channels));
-                const QJsonObject r = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json",
-                                                  "--out", project, "--policy", policy, "--iterations", iterations,
-                                                  "--link-gbps", QString::number(gbps), "--order", setting.order,
-                                                  "--channels", QString::number(setting.channels), "--json"});
-                ms[policy] = r["iter_ms"].toDouble();
-                if (ms[policy] <= 0) ++failures;
+            for (auto& [policy, values] : runs) {
+                std::sort(values.begin(), values.end());
+                ms[policy] = values[values.size() / 2];
             }
             std::printf("%10.1f", gbps);
             for (const QString& p : policies) std::printf(" %14.3f", ms[p]);

@@ -50,6 +50,13 @@ private slots:
                                                        "--policy", "telepathy"} << "telepathy";
         QTest::newRow("too many ranks") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
                                                        "--ranks", "100000"} << "ranks";
+        QTest::newRow("channels in dynamic order") << QStringList{"capture", "--experiment", exp, "--out",
+                                                                  dir_.filePath("z.pacer"), "--channels", "2"}
+                                                   << "channels";
+        QTest::newRow("zero channels") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                      "--order", "plan", "--channels", "0"} << "channels";
+        QTest::newRow("bench channels without plan") << QStringList{"bench", "allreduce", "--algorithm", "dynamic",
+                                                                    "--channels", "2"} << "channel";
         QTest::newRow("import missing file") << QStringList{"import", "--format", "chrome", missing, "--out",
                                                             dir_.filePath("i.pacer")} << "does-not-exist.pacer";
         QTest::newRow("import unknown format") << QStringList{"import", "--format", "pcap", text, "--out",

@@ -17,7 +17,7 @@ namespace {
 
 // Starts `ranks` workers on one run directory and waits for all; returns the dumped parameters of each rank.
 std::vector<std::vector<float>> train(const QTemporaryDir& dir, const QString& name, int ranks, int batch,
-                                      const QString& policy, const QString& order) {
+                                      const QString& policy, const QString& order, int channels = 1) {
     const QString runDir = dir.filePath(name);
     QDir().mkpath(runDir + "/rendezvous");
     nlohmann::json changes = {{"ranks", ranks},
@@ -26,6 +26,7 @@ std::vector<std::vector<float>> train(const QTemporaryDir& dir, const QString& n
                               {"warmup_iterations", 3},
                               {"policy", {{"name", policy.toStdString()}, {"segment_bytes", 16384}}},
                               {"order", order.toStdString()},
+                              {"channels", channels},
                               {"link", {{"gbps", 0}, {"latency_us", 0}}},
                               {"timeout_s", 30}};
     const QString experiment = writeExperiment(dir, name + ".json", changes);
@@ -73,15 +74,20 @@ private slots:
     void twoRanksMatchOneRankOnTheCombinedBatch_data() {
         QTest::addColumn<QString>("policy");
         QTest::addColumn<QString>("order");
+        QTest::addColumn<int>("channels");
         for (const char* policy : {"fifo", "ddp", "horovod", "bytescheduler", "pace"})
-            QTest::addRow("%s dynamic", policy) << QString(policy) << QString("dynamic");
-        QTest::addRow("pace plan") << QString("pace") << QString("plan");
+            QTest::addRow("%s dynamic", policy) << QString(policy) << QString("dynamic") << 1;
+        QTest::addRow("pace plan") << QString("pace") << QString("plan") << 1;
+        QTest::addRow("pace plan, 2 channels") << QString("pace") << QString("plan") << 2;
+        QTest::addRow("ddp plan, 3 channels") << QString("ddp") << QString("plan") << 3;
     }
 
     void twoRanksMatchOneRankOnTheCombinedBatch() {
         QFETCH(QString, policy);
         QFETCH(QString, order);
-        const auto parallel = train(dir_, policy + "-" + order, 2, 32, policy, order);
+        QFETCH(int, channels);
+        const auto parallel =
+            train(dir_, QString("%1-%2-%3").arg(policy, order).arg(channels), 2, 32, policy, order, channels);
         QCOMPARE(parallel.size(), std::size_t(2));
         QCOMPARE(parallel[0], parallel[1]);  // bit-identical across ranks
         QCOMPARE(parallel[0].size(), serial_[0].size());

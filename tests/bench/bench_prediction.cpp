@@ -28,7 +28,9 @@ int main(int argc, char** argv) {
     const QStringList policies = quick ? QStringList{"fifo", "pace"} : QStringList{"fifo", "ddp", "horovod", "bytescheduler", "pace"};
     const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10};
     const QStringList segments = quick ? QStringList{"2MiB"} : QStringList{"1MiB", "2MiB"};
-    const QString iterations = quick ? "6" : "30";
+    // 60 iterations: the measured mean of one run moves by ~2% between runs at 30 (a period varies by ~10% on a
+    // shared 2-core machine), and a cross-policy error compares two runs, so that noise would count twice.
+    const QString iterations = quick ? "6" : "60";
     QTemporaryDir dir;
     std::vector<double> selfErrors, crossErrors;
     std::printf("%8s %10s %14s %12s %12s %9s %12s %9s\n", "link", "segment", "policy", "measured", "self", "error",

@@ -42,6 +42,7 @@ engine::Result<std::vector<engine::CommUnit>> computePlan(const PlanInputs& in, 
     engine::Workload workload;
     workload.tensors = in.tensors;
     workload.ranks = in.ranks;
+    workload.channels = in.channels;
     for (std::size_t l = 0; l < in.layerNames.size(); ++l)
         workload.layers.push_back({in.layerNames[l], median(in.forwardTimes[l]), median(in.backwardTimes[l])});
 
@@ -65,6 +66,8 @@ engine::Result<std::vector<engine::CommUnit>> computePlan(const PlanInputs& in, 
     }
     auto cost = engine::fitCostModel(observed);
     if (!cost.ok()) return cost.status();
+    if (in.linkGbps > 0 && in.ranks > 1)
+        cost.value().wire_ns_per_byte = 2.0 * (in.ranks - 1) / in.ranks * 8.0 / in.linkGbps;
 
     auto policy = engine::makePolicy(config, in.tensors);
     if (!policy.ok()) return policy.status();

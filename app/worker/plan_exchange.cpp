@@ -66,8 +66,6 @@ engine::Result<std::vector<engine::CommUnit>> computePlan(const PlanInputs& in, 
     }
     auto cost = engine::fitCostModel(observed);
     if (!cost.ok()) return cost.status();
-    if (in.linkGbps > 0 && in.ranks > 1)
-        cost.value().wire_ns_per_byte = 2.0 * (in.ranks - 1) / in.ranks * 8.0 / in.linkGbps;
 
     auto policy = engine::makePolicy(config, in.tensors);
     if (!policy.ok()) return policy.status();

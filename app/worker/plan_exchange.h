@@ -21,7 +21,6 @@ struct PlanInputs {
     std::vector<TraceBridge::CommSample> comm;                    // what the link did during warm-up
     int ranks;
     int channels = 1;        // units the plan will have in flight (the simulator orders them for that)
-    double linkGbps = 0;     // the emulated link's rate, if any: the wire's share of each collective
 };
 
 engine::Result<std::vector<engine::CommUnit>> computePlan(const PlanInputs& in, const engine::PolicyConfig& policy);

@@ -66,10 +66,8 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
                              " ranks: give the link bandwidth and latency");
     if (keepsBandwidth) {
         if (n != n0) c.ns_per_byte = n0 == 1 ? 0.0 : cost.ns_per_byte * ringVolume(n) / ringVolume(n0);
-        if (n != n0) c.wire_ns_per_byte = n0 == 1 ? 0.0 : cost.wire_ns_per_byte * ringVolume(n) / ringVolume(n0);
     } else {
         c.ns_per_byte = ringVolume(n) * 8.0 / whatIf.link_gbps;
-        c.wire_ns_per_byte = 0;  // the new link's rate is the slope itself
     }
     if (keepsLatency) {
         if (n != n0) c.alpha_ns = n0 == 1 ? 0.0 : cost.alpha_ns * ringSteps(n) / ringSteps(n0);

@@ -298,7 +298,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             if (channels > 1) {
                 // The unit's bytes go on the wire last, after those queued before them.
                 const auto wire = std::min<Nanos>(
-                    total, static_cast<Nanos>(std::llround(cost.wireNsPerByte() * static_cast<double>(unit->bytes()))));
+                    total, static_cast<Nanos>(std::llround(cost.ns_per_byte * static_cast<double>(unit->bytes()))));
                 end = std::max(end, wireFree + wire);
                 wireFree = end;
             }

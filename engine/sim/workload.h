@@ -61,12 +61,6 @@ struct CostModel {
     double alpha_ns = 20'000;        // per collective call
     double ns_per_byte = 0.8;        // 1 / bandwidth (0.8 ns/B is 10 Gb/s)
     std::vector<std::pair<double, double>> measured;  // (bytes, mean ns), ascending bytes; empty: the line alone
-    // The rate at which the link itself moves bytes, where it is known apart from the fitted slope (an emulated
-    // link: 2(n-1)/n * 8 / Gb/s); 0 = the slope. Several channels share the link at this rate (Workload::channels):
-    // a collective's time beyond it is per-call overhead that another channel's bytes can hide.
-    double wire_ns_per_byte = 0;
-
-    double wireNsPerByte() const { return wire_ns_per_byte > 0 ? wire_ns_per_byte : ns_per_byte; }
 
     Nanos at(std::size_t bytes) const {
         const double b = static_cast<double>(bytes);

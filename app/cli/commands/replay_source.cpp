@@ -36,16 +36,6 @@ int channelsOf(const profiler::RunSummary& run) {
     return channels >= 1 && channels <= 16 ? channels : 1;
 }
 
-// The emulated link's bandwidth of a CPU run (0: none, or not a CPU run).
-double emulatedGbps(const profiler::RunSummary& run) {
-    const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
-    if (run.backend != "cpu" || !experiment.is_object()) return 0;
-    const auto link = experiment.find("link");
-    if (link == experiment.end() || !link->is_object()) return 0;
-    const auto gbps = link->find("gbps");
-    return gbps != link->end() && gbps->is_number() && gbps->get<double>() > 0 ? gbps->get<double>() : 0;
-}
-
 }  // namespace
 
 ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
@@ -67,9 +57,6 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     ReplaySource s;
     s.workload = std::move(workload).value();
     s.cost = cost.value();
-    // An emulated link's own rate is known exactly; the fitted slope also holds each call's CPU time.
-    if (const double gbps = emulatedGbps(summary.value()); gbps > 0 && trace.value().ranks > 1)
-        s.cost.wire_ns_per_byte = 2.0 * (trace.value().ranks - 1) / trace.value().ranks * 8.0 / gbps;
     s.runId = trace.value().run_id;
     s.observedPolicy = trace.value().policy;
     s.observedConfig.name = trace.value().policy.empty() ? "fifo" : trace.value().policy;

@@ -250,6 +250,12 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         std::size_t issued = 0;  // units of this iteration so far; unit k goes on channel k % channels
         // Reports the units that have ended by `until` to the policy, earliest first.
         auto reportDone = [&](Nanos until) {
+            if (inFlight.size() == 1) {  // one channel, the common case: no sorting, no shifting
+                if (inFlight.front().first > until) return;
+                policy.onUnitDone(result.events[inFlight.front().second].unit, inFlight.front().first);
+                inFlight.clear();
+                return;
+            }
             std::sort(inFlight.begin(), inFlight.end());
             std::size_t n = 0;
             while (n < inFlight.size() && inFlight[n].first <= until) {

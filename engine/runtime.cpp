@@ -396,7 +396,7 @@ Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanSt
     // Wake waiters only when a whole tensor is done: waking them per segment costs a context switch each,
     // which on a busy 2-core machine is as long as the segment itself.
     if (tensorDone) reduced_.notify_all();
-    if (sink_) sink_->onComm(CommEvent{iteration, unit, start, end});
+    if (sink_) sink_->onComm(CommEvent{iteration, unit, start, end, channel});
     return Status::success();
 }
 

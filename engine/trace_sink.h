@@ -13,6 +13,7 @@ struct CommEvent {
     CommUnit unit;
     Nanos start = 0;  // steady_clock, ns since its epoch (CLOCK_MONOTONIC on Linux)
     Nanos end = 0;
+    int channel = 0;  // which of the runtime's channels carried it (RuntimeOptions::channels)
 };
 
 class TraceSink {

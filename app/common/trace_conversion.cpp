@@ -70,6 +70,8 @@ profiler::RunTrace traceFromSimulation(const engine::SimResult& sim, const engin
     trace.iterations = info.iterations;
     trace.tracks = {{0, 0, profiler::TrackKind::Compute, "replay compute"},
                     {1, 0, profiler::TrackKind::Comm, "replay comm"}};
+    for (int c = 1; c < workload.channels; ++c)  // units in flight together get lanes of their own, as captured
+        trace.tracks.push_back({1 + c, 0, profiler::TrackKind::Comm, "replay comm ch" + std::to_string(c)});
     for (const engine::TensorInfo& t : workload.tensors)
         trace.tensors.push_back({t.id, t.name, t.layer, static_cast<std::int64_t>(t.elements)});
     auto layerName = [&](int layer) {
@@ -106,7 +108,7 @@ profiler::RunTrace traceFromSimulation(const engine::SimResult& sim, const engin
                 break;
             case engine::SimEvent::Comm: {
                 e.kind = EventKind::AllReduce;
-                e.track = 1;
+                e.track = 1 + std::clamp(s.channel, 0, std::max(0, workload.channels - 1));
                 if (!s.unit.pieces.empty()) {
                     const engine::Piece& p = s.unit.pieces.front();
                     e.tensor = p.tensor;

@@ -5,11 +5,13 @@ namespace pacer::worker {
 using profiler::EventKind;
 
 TraceBridge::TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::TensorInfo>& tensors,
-                         const std::vector<std::string>& layerNames, int rank, bool enabled)
+                         const std::vector<std::string>& layerNames, int rank, bool enabled, int channels)
     : tracer_(tracer), enabled_(enabled), tensors_(tensors) {
     const std::string prefix = "rank " + std::to_string(rank);
     computeTrack_ = tracer_.addTrack(profiler::TrackKind::Compute, prefix + " compute");
-    commTrack_ = tracer_.addTrack(profiler::TrackKind::Comm, prefix + " comm");
+    commTracks_.push_back(tracer_.addTrack(profiler::TrackKind::Comm, prefix + " comm"));
+    for (int c = 1; c < channels; ++c)
+        commTracks_.push_back(tracer_.addTrack(profiler::TrackKind::Comm, prefix + " comm ch" + std::to_string(c)));
     for (const std::string& name : layerNames) layerNames_.push_back(tracer_.internName(name));
     for (const engine::TensorInfo& t : tensors) {
         tensorCommNames_.push_back(tracer_.internName("allreduce " + t.name));
@@ -24,9 +26,11 @@ void TraceBridge::onComm(const engine::CommEvent& e) {
     if (e.unit.pieces.empty()) return;
     const engine::Piece& first = e.unit.pieces.front();
     const int name = e.unit.pieces.size() == 1 ? tensorCommNames_[first.tensor] : fusedName_;
+    const bool known = e.channel >= 0 && static_cast<std::size_t>(e.channel) < commTracks_.size();
+    const int track = commTracks_[known ? static_cast<std::size_t>(e.channel) : 0];
     if (enabled_)
-        tracer_.record(EventKind::AllReduce, commTrack_, name, e.start, e.end, e.iteration, tensors_[first.tensor].layer,
-                   first.tensor, first.segment, static_cast<std::int64_t>(e.unit.bytes()), e.unit.priority);
+        tracer_.record(EventKind::AllReduce, track, name, e.start, e.end, e.iteration, tensors_[first.tensor].layer,
+                       first.tensor, first.segment, static_cast<std::int64_t>(e.unit.bytes()), e.unit.priority);
     std::lock_guard lock(samplesMutex_);
     samples_.push_back({e.iteration, e.unit, e.start, e.end});
 }

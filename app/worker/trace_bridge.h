@@ -16,7 +16,7 @@ namespace pacer::worker {
 class TraceBridge final : public engine::TraceSink {
 public:
     TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::TensorInfo>& tensors,
-                const std::vector<std::string>& layerNames, int rank, bool enabled = true);
+                const std::vector<std::string>& layerNames, int rank, bool enabled = true, int channels = 1);
 
     void onComm(const engine::CommEvent& event) override;
 
@@ -38,7 +38,7 @@ private:
     const bool enabled_;  // false: nothing reaches the tracer (the plan-mode samples are still kept)
     const std::vector<engine::TensorInfo>& tensors_;
     int computeTrack_ = 0;
-    int commTrack_ = 0;
+    std::vector<int> commTracks_;  // one per channel: units in flight together get lanes of their own
     std::vector<int> layerNames_;
     std::vector<int> tensorCommNames_;
     std::vector<int> tensorUpdateNames_;

@@ -193,7 +193,7 @@ private:
             records.push_back({t.id, t.name, t.layer, static_cast<std::int64_t>(t.elements)});
         check(writer_->writeTensors(records));
 
-        bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace);
+        bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace, e.channels);
         startRuntime({});
     }
 

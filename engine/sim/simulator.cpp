@@ -328,6 +328,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             e.start = now;
             e.end = end;
             e.unit = std::move(*unit);
+            e.channel = static_cast<int>(channel);
             result.events.push_back(std::move(e));
             inFlight.emplace_back(end, result.events.size() - 1);
             // The next unit's channel is free when its previous unit ends (with one channel: when this one does).

@@ -31,6 +31,7 @@ struct SimEvent {
     int iteration = 0;  // an Update belongs to the iteration whose gradients it applies
     int layer = -1;     // -1 for Comm
     CommUnit unit;      // Comm only
+    int channel = 0;    // Comm only: the channel that carried it (Workload::channels)
     Nanos start = 0;
     Nanos end = 0;
 };

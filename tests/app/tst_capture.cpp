@@ -67,6 +67,40 @@ private slots:
         }
     }
 
+    // Plan order with 2 channels: after warm-up the units alternate between two comm lanes per rank, and each
+    // tensor is still reduced once per iteration (fifo: whole tensors), on one lane or the other.
+    void channelsGetLanesOfTheirOwn() {
+        const QString project = dir_.filePath("channels.pacer");
+        const ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-2rank.json"), "--out",
+                                        project, "--iterations", "8", "--policy", "fifo", "--order", "plan",
+                                        "--channels", "2", "--json"});
+        QVERIFY2(r.finished && r.exitCode == 0, r.err.constData());
+        QVERIFY(r.json()["params_match"].toBool());
+        auto trace = pacer::profiler::readRun(project.toStdString(), r.json()["run_id"].toInteger());
+        QVERIFY(trace.ok());
+        const pacer::profiler::RunTrace& t = trace.value();
+        std::map<int, int> rankOfTrack, commLanes;  // track -> rank; rank -> comm tracks
+        for (const auto& track : t.tracks) {
+            rankOfTrack[track.id] = track.rank;
+            if (track.kind == pacer::profiler::TrackKind::Comm) ++commLanes[track.rank];
+        }
+        QCOMPARE(commLanes[0], 2);
+        QCOMPARE(commLanes[1], 2);
+        std::map<std::tuple<int, int, int>, int> allreduce;  // (rank, iteration, tensor) -> count
+        std::map<int, int> eventsPerTrack;
+        for (const auto& e : t.events)
+            if (e.kind == EventKind::AllReduce) {
+                ++allreduce[{rankOfTrack.at(e.track), e.iteration, e.tensor}];
+                ++eventsPerTrack[e.track];
+            }
+        for (const auto& track : t.tracks)
+            if (track.kind == pacer::profiler::TrackKind::Comm)
+                QVERIFY2(eventsPerTrack[track.id] > 0, track.name.c_str());
+        for (int rank = 0; rank < 2; ++rank)
+            for (int it = 0; it < 8; ++it)
+                for (const auto& tensor : t.tensors) QCOMPARE(allreduce[std::make_tuple(rank, it, tensor.id)], 1);
+    }
+
 private:
     QTemporaryDir dir_;
     QString project_;

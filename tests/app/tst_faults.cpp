@@ -20,13 +20,24 @@ class FaultsTest : public QObject {
 private slots:
     void initTestCase() { QVERIFY(dir_.isValid()); }
 
+    // Dynamic order, and plan order with 2 channels (killed after warm-up, while both channels carry units).
+    void othersStopWhenOneIsKilled_data() {
+        QTest::addColumn<QString>("order");
+        QTest::addColumn<int>("channels");
+        QTest::newRow("dynamic") << "dynamic" << 1;
+        QTest::newRow("plan, 2 channels") << "plan" << 2;
+    }
     void othersStopWhenOneIsKilled() {
+        QFETCH(QString, order);
+        QFETCH(int, channels);
         const int ranks = 3;
-        const QString runDir = dir_.filePath("killed");
+        const QString name = QString("killed-%1-%2").arg(order).arg(channels);
+        const QString runDir = dir_.filePath(name);
         QDir().mkpath(runDir + "/rendezvous");
         const QString experiment = writeExperiment(
-            dir_, "killed.json", {{"ranks", ranks}, {"iterations", 100000}, {"timeout_s", kTimeoutSeconds},
-                                  {"link", {{"gbps", 0}, {"latency_us", 0}}}});
+            dir_, name + ".json", {{"ranks", ranks}, {"iterations", 100000}, {"warmup_iterations", 2},
+                                   {"timeout_s", kTimeoutSeconds}, {"order", order.toStdString()},
+                                   {"channels", channels}, {"link", {{"gbps", 0}, {"latency_us", 0}}}});
         QVERIFY(QFile::copy(experiment, runDir + "/experiment.json"));
         std::vector<std::unique_ptr<QProcess>> workers;
         for (int r = 0; r < ranks; ++r) {
@@ -36,9 +47,9 @@ private slots:
             QVERIFY(p->waitForStarted(10000));
             workers.push_back(std::move(p));
         }
-        // Let training get going: rank 1 reports a few iterations.
+        // Let training get going: rank 1 reports a few iterations (past warm-up).
         QByteArray seen;
-        QTRY_VERIFY_WITH_TIMEOUT((seen += workers[1]->readAllStandardOutput()).count("\"progress\"") >= 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT((seen += workers[1]->readAllStandardOutput()).count("\"progress\"") >= 5, 60000);
         workers[1]->kill();
         QElapsedTimer clock;
         clock.start();

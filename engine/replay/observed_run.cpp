@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -413,7 +414,36 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
     }
     std::map<double, std::pair<double, double>> bySize = all;
     for (const auto& [bytes, v] : alone) bySize[bytes] = v;
+    // Dynamic order on CPU ranks: each iteration's first unit includes a stand-alone agreement round (nothing rode
+    // before it). Where its size also occurs later in iterations, the table keeps those later units and the
+    // difference becomes CostModel::first_unit_extra_ns.
+    double firstExtra = 0;
+    if (run.readiness_rides_on_units && run.channels == 1) {
+        std::map<int, std::pair<Nanos, std::tuple<int, int, int, std::int64_t>>> firstOf;  // iteration -> earliest
+        for (const auto& [key, span] : latest) {
+            auto [it, fresh] = firstOf.emplace(std::get<0>(key), std::make_pair(span.first, key));
+            if (!fresh && span.first < it->second.first) it->second = {span.first, key};
+        }
+        std::set<std::tuple<int, int, int, std::int64_t>> firsts;
+        for (const auto& [iteration, v] : firstOf) firsts.insert(v.second);
+        std::map<double, std::pair<double, double>> later, first;
+        for (const auto& [key, span] : latest) {
+            auto& side = firsts.count(key) ? first : later;
+            auto& [sum, count] = side[static_cast<double>(std::get<3>(key))];
+            sum += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
+            count += 1;
+        }
+        double sum = 0, count = 0;
+        for (const auto& [bytes, v] : first)
+            if (auto l = later.find(bytes); l != later.end()) {
+                sum += v.first - v.second * (l->second.first / l->second.second);
+                count += v.second;
+                bySize[bytes] = l->second;
+            }
+        if (count > 0) firstExtra = std::max(0.0, sum / count);
+    }
     CostModel c = fitWeighted(bySize);
+    c.first_unit_extra_ns = firstExtra;
     // The line (used between and beyond the measured sizes, and for the lower bound): one pass drops sizes whose
     // mean is far off it in absolute terms (4 median absolute deviations) and relative ones (50% of the
     // prediction: scheduling noise alone moves the means of small sizes a lot), then refits: a lone page fault at

@@ -299,7 +299,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             }
             if (unit->pieces.empty())
                 return Status::error("policy '" + std::string(policy.name()) + "' returned an empty unit");
-            const Nanos total = cost.at(unit->bytes());
+            Nanos total = cost.at(unit->bytes());
+            if (issued == 0 && w.readiness_rides_on_units)
+                total += static_cast<Nanos>(std::llround(cost.first_unit_extra_ns));
             Nanos end = now + total;
             if (channels > 1) {
                 // The unit's bytes go on the wire last, after those queued before them.

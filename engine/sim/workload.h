@@ -61,6 +61,10 @@ struct CostModel {
     double alpha_ns = 20'000;        // per collective call
     double ns_per_byte = 0.8;        // 1 / bandwidth (0.8 ns/B is 10 Gb/s)
     std::vector<std::pair<double, double>> measured;  // (bytes, mean ns), ascending bytes; empty: the line alone
+    // Dynamic order on CPU ranks (Workload::readiness_rides_on_units): what an iteration's first unit costs beyond
+    // its size's mean. No unit rides before it, so a stand-alone agreement round chooses it (and waits for the last
+    // rank to reach backward), which its span includes.
+    double first_unit_extra_ns = 0;
 
     Nanos at(std::size_t bytes) const {
         const double b = static_cast<double>(bytes);

@@ -221,6 +221,30 @@ private slots:
         QCOMPARE(c.value().at(4096), static_cast<Nanos>(alpha + beta * 4096));
     }
 
+    // Dynamic order on CPU ranks: an iteration's first unit is chosen by a stand-alone agreement round (nothing
+    // rode before it), so it takes longer than the same size later on. The table keeps the later units' time and
+    // the difference is the first unit's extra; a run whose readiness did not ride (plan order) keeps the mean.
+    void firstUnitOfAnIterationPaysTheRound_data() {
+        QTest::addColumn<bool>("rides");
+        QTest::newRow("dynamic order, cpu") << true;
+        QTest::newRow("plan order") << false;
+    }
+    void firstUnitOfAnIterationPaysTheRound() {
+        QFETCH(bool, rides);
+        ObservedRun run = twoTensorRun();
+        run.readiness_rides_on_units = rides;
+        for (int it = 1; it < 5; ++it)
+            for (int rank = 0; rank < 2; ++rank) {
+                const Nanos t = it * 1'000'000;
+                run.spans.push_back(comm(rank, it, 1, 4000, t, 3000));        // first: 1000 of it is the round
+                run.spans.push_back(comm(rank, it, 0, 4000, t + 5000, 2000));
+            }
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        QCOMPARE(c.value().at(4000), Nanos{rides ? 2000 : 2500});
+        QCOMPARE(c.value().first_unit_extra_ns, rides ? 1000.0 : 0.0);
+    }
+
     void untracedComputeTimeIsChargedToNeighbours() {
         // One rank, iterations 0 (warm-up) and 1: forward 0, a 50 ns gap, forward 1, backward 1, a 20 ns gap,
         // backward 0, a 30 ns gap, then a wait. The gap before a span belongs to it; the one after the last

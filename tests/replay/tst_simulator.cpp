@@ -136,6 +136,31 @@ private slots:
         QVERIFY(qAbs(f.compute_ms + f.exposed_comm_ms + f.idle_ms - f.iter_ms) < 1e-12);
     }
 
+    // The first unit of an iteration in dynamic CPU order carries its agreement round: the hand-computed case
+    // with 100 ns more on l1.w (ready at 400: 400-950, then l0.w 950-1400) has a period of 1400 ns; where
+    // readiness does not ride on the units (plan order) the extra is not paid.
+    void firstUnitPaysTheRoundWhereReadinessRides_data() {
+        QTest::addColumn<bool>("rides");
+        QTest::addColumn<Nanos>("period");
+        QTest::newRow("rides") << true << Nanos{1400};
+        QTest::newRow("plan") << false << Nanos{1300};
+    }
+    void firstUnitPaysTheRoundWhereReadinessRides() {
+        QFETCH(bool, rides);
+        QFETCH(Nanos, period);
+        Workload w;
+        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
+        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
+        w.readiness_rides_on_units = rides;
+        CostModel cost{50, 0.1, {}};
+        cost.first_unit_extra_ns = 100;
+        auto policy = makePolicy(PolicyConfig{}, w.tensors);
+        QVERIFY(policy.ok());
+        Result<SimResult> r = simulate(w, *policy.value(), cost, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
+    }
+
     // Pace, l1.w in two segments of 250 ns, l0.w one. l1 is ready at 400, l0 at 600, during l1's first segment. With a
     // round before every decision l0 preempts l1's second segment at 650; when readiness rides on the units, the
     // decision at 650 knows only what was ready at 400, so l1's second segment goes first.

@@ -45,6 +45,7 @@ int runReplay(const Args& args) {
                          {"after_ms", fusion.value().after_ms}};
     }
     const engine::ReplayResult result = replayOrThrow(source, config, whatIf, iterations);
+    const int channels = whatIf.channels > 0 ? whatIf.channels : source.workload.channels;
 
     if (auto saveTo = args.value("save-to")) {
         profiler::RunInfo info;
@@ -55,7 +56,9 @@ int runReplay(const Args& args) {
         info.iterations = iterations > 0 ? iterations : engine::SimOptions{}.iterations;
         info.backend = "replay";
         info.experiment_json = app::policyConfigToJson(config).dump();
-        auto runId = profiler::writeRun(*saveTo, app::traceFromSimulation(result.sim, source.workload, info), info);
+        engine::Workload drawn = source.workload;  // as simulated: its channels are the comm tracks
+        drawn.channels = channels;
+        auto runId = profiler::writeRun(*saveTo, app::traceFromSimulation(result.sim, drawn, info), info);
         if (!runId.ok()) throw usageError(runId.status().message());
         out["saved_run_id"] = runId.value();
     }
@@ -66,6 +69,7 @@ int runReplay(const Args& args) {
     out["alpha_us"] = result.cost.alpha_ns / 1e3;
     out["bandwidth_gbps"] = result.cost.ns_per_byte > 0 ? 8.0 / result.cost.ns_per_byte : 0.0;
     out["units_per_iteration"] = result.sim.order.size();
+    out["channels"] = channels;
     if (source.measuredIterMs > 0) out["measured_iter_ms"] = source.measuredIterMs;
     if (args.flag("json")) {
         printJson(out);

@@ -12,6 +12,7 @@ Status Transport::copy(float* dst, const float* src, std::size_t count) {
 Result<float*> Transport::scratch(std::size_t count, int channel) {
     if (channel < 0 || channel >= channels())
         return Status::error("scratch for channel " + std::to_string(channel) + " of " + std::to_string(channels()));
+    std::lock_guard lock(scratchMutex_);
     if (scratch_.size() < static_cast<std::size_t>(channels())) scratch_.resize(channels());
     HostScratch& s = scratch_[channel];
     if (count > s.count) {

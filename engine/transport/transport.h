@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,7 @@ private:
         std::unique_ptr<float[]> data;
         std::size_t count = 0;
     };
+    std::mutex scratchMutex_;           // channels ask from their own threads
     std::vector<HostScratch> scratch_;  // per channel
 };
 

@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <array>
 #include <cmath>
 
 using namespace pacer::testing;
@@ -36,21 +37,29 @@ class ReplayAccuracyTest : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        // The cross-policy claim compares two runs, so both must see the same machine: on a shared 2-core machine
-        // another job starting or ending between the captures moves every time by 20% or more. So the pace run is
-        // bracketed by two fifo runs, and the pair is captured again while the two fifo runs disagree by more than
-        // kStableDrift (a changed machine, not a wrong prediction). The last attempt is tested whatever it gave.
-        for (int attempt = 1; attempt <= kAttempts; ++attempt) {
-            fifo_ = capture("fifo", attempt);
-            pace_ = capture("pace", attempt);
-            const Captured again = capture("fifo-again", attempt, "fifo");
-            QVERIFY(fifo_.measuredMs > 0);
-            QVERIFY(pace_.measuredMs > 0);
-            QVERIFY(again.measuredMs > 0);
-            const double drift = std::abs(again.measuredMs - fifo_.measuredMs) / fifo_.measuredMs;
-            qInfo("attempt %d: fifo %.3f ms, pace %.3f ms, fifo again %.3f ms (drift %.1f%%)", attempt,
-                  fifo_.measuredMs, pace_.measuredMs, again.measuredMs, 100 * drift);
-            if (drift <= kStableDrift) break;
+        // The cross-policy claim compares runs of two policies, so they must see the same machine: on a shared
+        // 2-core machine another job starting or ending between the captures moves every time by 20% or more, and
+        // even a quiet one moves a run's mean by ~2%. So each attempt alternates the policies twice (fifo, pace,
+        // fifo, pace): a policy's time is the mean of its two runs and a prediction the mean of the predictions
+        // from its two runs. The attempt is repeated while a policy's two runs disagree by more than kStableDrift
+        // (a changed machine, not a wrong prediction); the steadiest attempt is tested.
+        double steadiest = 1e9;
+        for (int attempt = 1; attempt <= kAttempts && steadiest > kStableDrift; ++attempt) {
+            std::array<Captured, 2> fifo, pace;
+            for (int k = 0; k < 2; ++k) {
+                fifo[k] = capture(QString("fifo-%1").arg(k), attempt, "fifo");
+                pace[k] = capture(QString("pace-%1").arg(k), attempt, "pace");
+                QVERIFY(fifo[k].measuredMs > 0);
+                QVERIFY(pace[k].measuredMs > 0);
+            }
+            const double drift = std::max(std::abs(fifo[1].measuredMs - fifo[0].measuredMs) / fifo[0].measuredMs,
+                                          std::abs(pace[1].measuredMs - pace[0].measuredMs) / pace[0].measuredMs);
+            qInfo("attempt %d: fifo %.3f / %.3f ms, pace %.3f / %.3f ms (drift %.1f%%)", attempt, fifo[0].measuredMs,
+                  fifo[1].measuredMs, pace[0].measuredMs, pace[1].measuredMs, 100 * drift);
+            if (drift >= steadiest) continue;
+            steadiest = drift;
+            fifo_ = fifo;
+            pace_ = pace;
         }
     }
 
@@ -62,14 +71,15 @@ private slots:
 
     void replayReproducesTheRunItCameFrom() {
         QFETCH(QString, which);
-        const Captured& c = which == "fifo" ? fifo_ : pace_;
-        const QJsonObject r = replay(c.project, which);
-        const double predicted = r["predicted_iter_ms"].toDouble();
-        qInfo("%s: measured %.3f ms, replayed %.3f ms (%+.1f%%)", qPrintable(which), c.measuredMs, predicted,
-              100 * (predicted - c.measuredMs) / c.measuredMs);
-        QVERIFY(r["lower_bound_ms"].toDouble() <= predicted + 1e-9);
-        QVERIFY2(std::abs(predicted - c.measuredMs) <= 0.10 * c.measuredMs,
-                 qPrintable(QString("replay %1 vs measured %2").arg(predicted).arg(c.measuredMs)));
+        for (const Captured& c : which == "fifo" ? fifo_ : pace_) {
+            const QJsonObject r = replay(c.project, which);
+            const double predicted = r["predicted_iter_ms"].toDouble();
+            qInfo("%s: measured %.3f ms, replayed %.3f ms (%+.1f%%)", qPrintable(which), c.measuredMs, predicted,
+                  100 * (predicted - c.measuredMs) / c.measuredMs);
+            QVERIFY(r["lower_bound_ms"].toDouble() <= predicted + 1e-9);
+            QVERIFY2(std::abs(predicted - c.measuredMs) <= 0.10 * c.measuredMs,
+                     qPrintable(QString("replay %1 vs measured %2").arg(predicted).arg(c.measuredMs)));
+        }
     }
 
     void replayPredictsTheOtherPolicy_data() {
@@ -82,13 +92,15 @@ private slots:
     void replayPredictsTheOtherPolicy() {
         QFETCH(QString, from);
         QFETCH(QString, to);
-        const Captured& source = from == "fifo" ? fifo_ : pace_;
-        const Captured& target = to == "fifo" ? fifo_ : pace_;
-        const double predicted = replay(source.project, to)["predicted_iter_ms"].toDouble();
+        const std::array<Captured, 2>& source = from == "fifo" ? fifo_ : pace_;
+        const std::array<Captured, 2>& target = to == "fifo" ? fifo_ : pace_;
+        const double predicted = (replay(source[0].project, to)["predicted_iter_ms"].toDouble() +
+                                  replay(source[1].project, to)["predicted_iter_ms"].toDouble()) / 2;
+        const double measured = (target[0].measuredMs + target[1].measuredMs) / 2;
         qInfo("%s -> %s: predicted %.3f ms, measured %.3f ms (%+.1f%%)", qPrintable(from), qPrintable(to), predicted,
-              target.measuredMs, 100 * (predicted - target.measuredMs) / target.measuredMs);
-        QVERIFY2(std::abs(predicted - target.measuredMs) <= 0.10 * target.measuredMs,
-                 qPrintable(QString("predicted %1 vs measured %2").arg(predicted).arg(target.measuredMs)));
+              measured, 100 * (predicted - measured) / measured);
+        QVERIFY2(std::abs(predicted - measured) <= 0.10 * measured,
+                 qPrintable(QString("predicted %1 vs measured %2").arg(predicted).arg(measured)));
     }
 
 private:
@@ -97,7 +109,7 @@ private:
         Captured c;
         c.project = dir_.filePath(QString("%1-%2.pacer").arg(label).arg(attempt));
         const ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-wide-2rank.json"), "--out",
-                                        c.project, "--policy", policy, "--segment-bytes", kSegment, "--iterations", "30",
+                                        c.project, "--policy", policy, "--segment-bytes", kSegment, "--iterations", "60",
                                         "--json"});
         if (r.exitCode != 0) qWarning("%s", r.err.constData());
         c.measuredMs = r.json()["iter_ms"].toDouble();
@@ -112,7 +124,7 @@ private:
     }
 
     QTemporaryDir dir_;
-    Captured fifo_, pace_;
+    std::array<Captured, 2> fifo_, pace_;  // each policy's two runs of the steadiest attempt
 };
 
 QTEST_GUILESS_MAIN(ReplayAccuracyTest)

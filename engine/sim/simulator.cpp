@@ -336,8 +336,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             // The next unit's channel is free when its previous unit ends (with one channel: when this one does).
             now = std::max(now, channelFree[issued % static_cast<std::size_t>(channels)]);
             // Gradients that became ready meanwhile are heard before the next decision, unless readiness rides on
-            // the units: then the next decision knows what was ready when this unit started.
-            if (!w.readiness_rides_on_units) deliverUntil(now);
+            // the units: then the next decision knows what was ready when this unit started (its rider's flags).
+            deliverUntil(w.readiness_rides_on_units ? result.events.back().start : now);
             reportDone(now);
         }
         for (int i = 0; i < numTensors; ++i)

@@ -223,6 +223,35 @@ private slots:
         QCOMPARE(r.value().order.size(), std::size_t{2});
     }
 
+    // Riding readiness is one unit late, not late until the link runs dry: l1.w in four segments of 250 ns from
+    // 400, l0 ready at 600. The decision at 650 knows what was ready at 400 (l1's second segment goes); the one at
+    // 900 knows what was ready at 650, l0, which then preempts l1's last two segments.
+    void ridingReadinessIsHeardAfterOneMoreUnit_data() {
+        QTest::addColumn<bool>("rides");
+        QTest::addColumn<QList<int>>("tensors");
+        QTest::newRow("round per decision") << false << QList<int>{1, 0, 1, 1, 1};
+        QTest::newRow("rides on units") << true << QList<int>{1, 1, 0, 1, 1};
+    }
+    void ridingReadinessIsHeardAfterOneMoreUnit() {
+        QFETCH(bool, rides);
+        QFETCH(QList<int>, tensors);
+        Workload w;
+        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
+        w.tensors = {{0, "l0.w", 0, 500}, {1, "l1.w", 1, 2000}};
+        w.readiness_rides_on_units = rides;
+        PolicyConfig pace;
+        pace.name = "pace";
+        pace.segment_bytes = 2000;
+        pace.fuse_below_bytes = 0;
+        auto policy = makePolicy(pace, w.tensors);
+        QVERIFY(policy.ok());
+        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1, {}}, SimOptions{2, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        QList<int> order;
+        for (const CommUnit& u : r.value().order) order.push_back(u.pieces.front().tensor);
+        QCOMPARE(order, tensors);
+    }
+
     void lowerBoundNeverAboveSimulated_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("policy");

@@ -60,6 +60,31 @@ public:
     bool finished() const override { return false; }
 };
 
+// Two layers with one tensor each, forward 100 ns and backward 200 ns per layer: the hand-timed cases below.
+Workload twoLayers(std::size_t elements0 = 1000, std::size_t elements1 = 1000) {
+    Workload w;
+    w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
+    w.tensors = {{0, "l0.w", 0, elements0}, {1, "l1.w", 1, elements1}};
+    return w;
+}
+
+// A fresh policy from `config`, simulated on `w`.
+Result<SimResult> simulateWith(const Workload& w, const PolicyConfig& config, const CostModel& cost,
+                               const SimOptions& options) {
+    auto policy = makePolicy(config, w.tensors);
+    if (!policy.ok()) return policy.status();
+    return simulate(w, *policy.value(), cost, options);
+}
+
+// Pace with segments of 2000 bytes and no fusion: the preemption cases.
+PolicyConfig paceSegments() {
+    PolicyConfig pace;
+    pace.name = "pace";
+    pace.segment_bytes = 2000;
+    pace.fuse_below_bytes = 0;
+    return pace;
+}
+
 }  // namespace
 
 class TestSimulator : public QObject {
@@ -70,13 +95,7 @@ private slots:
     // wire 400-850: 50 + 4000 x 0.1), backward layer 0 400-600 (tensor 0: 850-1300). The next forward of layer 0
     // waits for 1300, so the steady period is 1300 ns with 600 compute, 900 comm, 200 of it hidden.
     void handComputedTwoLayers() {
-        Workload w;
-        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
-        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
-        const CostModel cost{50, 0.1, {}};
-        auto policy = makePolicy(PolicyConfig{}, w.tensors);
-        QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), cost, SimOptions{4, 1});
+        Result<SimResult> r = simulateWith(twoLayers(), PolicyConfig{}, CostModel{50, 0.1, {}}, SimOptions{4, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
         const SimFigures& f = r.value().figures;
         QCOMPARE(f.iter_ms, 1300e-6);
@@ -97,14 +116,10 @@ private slots:
     // ready (l1: 430 instead of 400), and compute resumes 20 ns after the reduction it waited for (l0's, which
     // now ends at 1330: 1350). A unit that finds the link busy pays no dispatch delay (l0 waits for l1 anyway).
     void wakeUpLatenciesDelayOnlyWhatWaits() {
-        Workload w;
-        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
-        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
+        Workload w = twoLayers();
         w.dispatch_ns = 30;
         w.resume_ns = 20;
-        auto policy = makePolicy(PolicyConfig{}, w.tensors);
-        QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1, {}}, SimOptions{4, 1});
+        Result<SimResult> r = simulateWith(w, PolicyConfig{}, CostModel{50, 0.1, {}}, SimOptions{4, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
         QCOMPARE(r.value().iteration_starts, (std::vector<Nanos>{0, 1350, 2700, 4050, 5400}));
         QCOMPARE(r.value().figures.iter_ms, 1350e-6);
@@ -122,13 +137,9 @@ private slots:
     void tailDelaysTheNextForwardOnly() {
         QFETCH(Nanos, tail);
         QFETCH(Nanos, period);
-        Workload w;
-        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
-        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
+        Workload w = twoLayers();
         w.tail_ns = tail;
-        auto policy = makePolicy(PolicyConfig{}, w.tensors);
-        QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1, {}}, SimOptions{4, 1});
+        Result<SimResult> r = simulateWith(w, PolicyConfig{}, CostModel{50, 0.1, {}}, SimOptions{4, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
         QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
         QVERIFY(r.value().figures.lower_bound_ms <= r.value().figures.iter_ms);
@@ -148,42 +159,35 @@ private slots:
     void firstUnitPaysTheRoundWhereReadinessRides() {
         QFETCH(bool, rides);
         QFETCH(Nanos, period);
-        Workload w;
-        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
-        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 1000}};
+        Workload w = twoLayers();
         w.readiness_rides_on_units = rides;
         CostModel cost{50, 0.1, {}};
         cost.first_unit_extra_ns = 100;
-        auto policy = makePolicy(PolicyConfig{}, w.tensors);
-        QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), cost, SimOptions{4, 1});
+        Result<SimResult> r = simulateWith(w, PolicyConfig{}, cost, SimOptions{4, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
         QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
     }
 
-    // Pace, l1.w in two segments of 250 ns, l0.w one. l1 is ready at 400, l0 at 600, during l1's first segment. With a
-    // round before every decision l0 preempts l1's second segment at 650; when readiness rides on the units, the
-    // decision at 650 knows only what was ready at 400, so l1's second segment goes first.
+    // Pace with segments of 250 ns; l1 is ready at 400, l0 (one unit) at 600, during l1's first segment. With a
+    // round before every decision l0 preempts at 650. When readiness rides on the units, the decision at 650 knows
+    // only what was ready at 400, so l1's second segment goes first; the one at 900 knows what was ready at 650,
+    // l0 - one unit late, not late until the link runs dry (l1 in four segments: l0 still goes third).
     void readinessRidingOnUnitsIsHeardOneUnitLater_data() {
+        QTest::addColumn<std::size_t>("l1Elements");
         QTest::addColumn<bool>("rides");
         QTest::addColumn<QList<int>>("tensors");
-        QTest::newRow("round per decision") << false << QList<int>{1, 0, 1};
-        QTest::newRow("rides on units") << true << QList<int>{1, 1, 0};
+        QTest::newRow("2 segments, round per decision") << std::size_t{1000} << false << QList<int>{1, 0, 1};
+        QTest::newRow("2 segments, rides on units") << std::size_t{1000} << true << QList<int>{1, 1, 0};
+        QTest::newRow("4 segments, round per decision") << std::size_t{2000} << false << QList<int>{1, 0, 1, 1, 1};
+        QTest::newRow("4 segments, rides on units") << std::size_t{2000} << true << QList<int>{1, 1, 0, 1, 1};
     }
     void readinessRidingOnUnitsIsHeardOneUnitLater() {
+        QFETCH(std::size_t, l1Elements);
         QFETCH(bool, rides);
         QFETCH(QList<int>, tensors);
-        Workload w;
-        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
-        w.tensors = {{0, "l0.w", 0, 500}, {1, "l1.w", 1, 1000}};
+        Workload w = twoLayers(500, l1Elements);
         w.readiness_rides_on_units = rides;
-        PolicyConfig pace;
-        pace.name = "pace";
-        pace.segment_bytes = 2000;
-        pace.fuse_below_bytes = 0;
-        auto policy = makePolicy(pace, w.tensors);
-        QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1, {}}, SimOptions{2, 1});
+        Result<SimResult> r = simulateWith(w, paceSegments(), CostModel{50, 0.1, {}}, SimOptions{2, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
         QList<int> order;
         for (const CommUnit& u : r.value().order) order.push_back(u.pieces.front().tensor);
@@ -212,44 +216,13 @@ private slots:
         w.layers = {{"l0", 100, 200}};
         w.tensors = {{0, "l0.w", 0, 1000}, {1, "l0.b", 0, 1000}};
         w.channels = channels;
-        auto policy = makePolicy(PolicyConfig{}, w.tensors);
-        QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), CostModel{alpha, 0.25, {}}, SimOptions{4, 1});
+        Result<SimResult> r = simulateWith(w, PolicyConfig{}, CostModel{alpha, 0.25, {}}, SimOptions{4, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
         const auto& starts = r.value().iteration_starts;
         QCOMPARE(starts[2] - starts[1], period);
         QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
         QVERIFY(r.value().figures.lower_bound_ms <= r.value().figures.iter_ms);
         QCOMPARE(r.value().order.size(), std::size_t{2});
-    }
-
-    // Riding readiness is one unit late, not late until the link runs dry: l1.w in four segments of 250 ns from
-    // 400, l0 ready at 600. The decision at 650 knows what was ready at 400 (l1's second segment goes); the one at
-    // 900 knows what was ready at 650, l0, which then preempts l1's last two segments.
-    void ridingReadinessIsHeardAfterOneMoreUnit_data() {
-        QTest::addColumn<bool>("rides");
-        QTest::addColumn<QList<int>>("tensors");
-        QTest::newRow("round per decision") << false << QList<int>{1, 0, 1, 1, 1};
-        QTest::newRow("rides on units") << true << QList<int>{1, 1, 0, 1, 1};
-    }
-    void ridingReadinessIsHeardAfterOneMoreUnit() {
-        QFETCH(bool, rides);
-        QFETCH(QList<int>, tensors);
-        Workload w;
-        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}};
-        w.tensors = {{0, "l0.w", 0, 500}, {1, "l1.w", 1, 2000}};
-        w.readiness_rides_on_units = rides;
-        PolicyConfig pace;
-        pace.name = "pace";
-        pace.segment_bytes = 2000;
-        pace.fuse_below_bytes = 0;
-        auto policy = makePolicy(pace, w.tensors);
-        QVERIFY(policy.ok());
-        Result<SimResult> r = simulate(w, *policy.value(), CostModel{50, 0.1, {}}, SimOptions{2, 1});
-        QVERIFY2(r.ok(), r.status().message().c_str());
-        QList<int> order;
-        for (const CommUnit& u : r.value().order) order.push_back(u.pieces.front().tensor);
-        QCOMPARE(order, tensors);
     }
 
     void lowerBoundNeverAboveSimulated_data() {

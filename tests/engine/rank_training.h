@@ -7,8 +7,12 @@
 #include "engine/policy_config.h"
 #include "engine/runtime.h"
 
+#include <chrono>
 #include <functional>
+#include <memory>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace pacer::engine::testing {
@@ -33,6 +37,17 @@ struct Training {
     bool verify = true;
     int channels = 1;  // plan mode: units in flight at once
 };
+
+// A beforeGradient hook that sleeps a random 0..maxUs microseconds (only when above minUs, as shorter sleeps are
+// mostly scheduler noise), from one deterministic generator per rank, so that the ranks drift apart.
+inline std::function<void(int, int)> randomDelays(int ranks, unsigned seed, int maxUs, int minUs) {
+    auto rngs = std::make_shared<std::vector<std::mt19937>>();
+    for (int r = 0; r < ranks; ++r) rngs->emplace_back(seed + static_cast<unsigned>(r));
+    return [rngs, maxUs, minUs](int rank, int) {
+        const int us = std::uniform_int_distribution<int>(0, maxUs)((*rngs)[rank]);
+        if (us > minUs) std::this_thread::sleep_for(std::chrono::microseconds(us));
+    };
+}
 
 // One rank's loop: for every iteration, backward produces gradients last tensor first; each gradient buffer
 // is rewritten only after its previous reduction (cross-iteration overlap); after each iteration, every

@@ -100,12 +100,7 @@ private slots:
         Training training;
         training.iterations = iterations;
         training.verify = false;
-        std::vector<std::mt19937> rngs;
-        for (int r = 0; r < ranks; ++r) rngs.emplace_back(1234 + r);
-        training.beforeGradient = [&](int rank, int) {
-            const int us = std::uniform_int_distribution<int>(0, 60)(rngs[rank]);
-            if (us > 20) std::this_thread::sleep_for(std::chrono::microseconds(us));
-        };
+        training.beforeGradient = randomDelays(ranks, 1234, 60, 20);
         const auto results = onEveryRank(ranks, [&](int r) {
             return trainRank(r, ranks, *(*transports)[r], config, OrderMode::Dynamic, tensors, &sinks[r], training);
         });
@@ -153,12 +148,7 @@ private slots:
         Training training;
         training.iterations = 40;
         training.channels = channels;
-        std::vector<std::mt19937> rngs;
-        for (int r = 0; r < ranks; ++r) rngs.emplace_back(99 + r);
-        training.beforeGradient = [&](int rank, int) {
-            const int us = std::uniform_int_distribution<int>(0, 80)(rngs[rank]);
-            if (us > 30) std::this_thread::sleep_for(std::chrono::microseconds(us));
-        };
+        training.beforeGradient = randomDelays(ranks, 99, 80, 30);
         const auto results = onEveryRank(ranks, [&](int r) {
             return trainRank(r, ranks, *made.value()[r], config, OrderMode::Plan, tensors, &sinks[r], training);
         });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -105,6 +106,55 @@ UntracedTime untracedComputeTime(const ObservedRun& run) {
         }
     }
     return u;
+}
+
+// One collective of a run: (iteration, tensor, segment, bytes), and its span from the last rank's join to the last
+// rank's leave.
+using CollectiveKey = std::tuple<int, int, int, std::int64_t>;
+using CollectiveSpans = std::map<CollectiveKey, std::pair<Nanos, Nanos>>;
+// Per message size: (sum of ns, count).
+using SizeMeans = std::map<double, std::pair<double, double>>;
+
+template <typename Keep>
+SizeMeans meansBySize(const CollectiveSpans& spans, Keep&& keep) {
+    SizeMeans means;
+    for (const auto& [key, span] : spans) {
+        if (!keep(key)) continue;
+        auto& [sum, count] = means[static_cast<double>(std::get<3>(key))];
+        sum += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
+        count += 1;
+    }
+    return means;
+}
+
+// The collectives whose span meets another's, in one sweep by start: one overlaps an earlier one if the latest end
+// before it is past its start, and a later one if the next start is before its end.
+std::set<CollectiveKey> overlappingCollectives(const CollectiveSpans& spans) {
+    std::vector<std::pair<std::pair<Nanos, Nanos>, CollectiveKey>> byStart;
+    for (const auto& [key, span] : spans) byStart.emplace_back(span, key);
+    std::sort(byStart.begin(), byStart.end());
+    std::set<CollectiveKey> result;
+    Nanos latestEnd = std::numeric_limits<Nanos>::min();
+    for (std::size_t i = 0; i < byStart.size(); ++i) {
+        const auto& [span, key] = byStart[i];
+        const bool meetsEarlier = latestEnd > span.first;
+        const bool meetsLater = i + 1 < byStart.size() && byStart[i + 1].first.first < span.second;
+        if (meetsEarlier || meetsLater) result.insert(key);
+        latestEnd = std::max(latestEnd, span.second);
+    }
+    return result;
+}
+
+// The first collective of each iteration, by start.
+std::set<CollectiveKey> firstOfEachIteration(const CollectiveSpans& spans) {
+    std::map<int, std::pair<Nanos, CollectiveKey>> first;  // iteration -> earliest
+    for (const auto& [key, span] : spans) {
+        auto [it, fresh] = first.emplace(std::get<0>(key), std::make_pair(span.first, key));
+        if (!fresh && span.first < it->second.first) it->second = {span.first, key};
+    }
+    std::set<CollectiveKey> result;
+    for (const auto& [iteration, v] : first) result.insert(v.second);
+    return result;
 }
 
 // A message size far off the fitted line stays in the cost table only if it was seen at least this often.
@@ -371,7 +421,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
     // (iteration, tensor, segment, bytes) -> (latest start, latest end) over ranks. A collective starts for real
     // when the last rank joins it and is over when the last rank leaves it: that is what the next collective
     // waits for. (The shortest span would miss the time the last rank needs to finish after the first.)
-    std::map<std::tuple<int, int, int, std::int64_t>, std::pair<Nanos, Nanos>> latest;
+    CollectiveSpans latest;
     bool any = false;
     for (const ObservedSpan& s : run.spans) {
         if (s.kind != ObservedSpan::Comm) continue;
@@ -387,52 +437,24 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
     }
     if (!any) return Status::error("observed run has no communication spans to fit the all-reduce cost from");
 
-    // Collectives that overlapped another one (several channels) include the wait for its bytes.
-    std::vector<std::pair<Nanos, Nanos>> spans;
-    for (const auto& [key, span] : latest) spans.push_back(span);
-    std::sort(spans.begin(), spans.end());
-    auto overlapsAnother = [&](const std::pair<Nanos, Nanos>& s) {
-        int hits = 0;  // itself, plus any other whose interval meets it (spans are sorted by start)
-        for (const auto& o : spans) {
-            if (o.first >= s.second) break;
-            if (o.second > s.first) ++hits;
-        }
-        return hits > 1;
-    };
     // Per message size: the mean time and how many collectives had it. The mean, not the median: on a loaded
     // machine a collective now and then waits milliseconds for a core, and the iteration pays those waits too.
-    std::map<double, std::pair<double, double>> all, alone;  // bytes -> (sum ns, count)
-    for (const auto& [key, span] : latest) {
-        const double ns = static_cast<double>(std::max<Nanos>(0, span.second - span.first));
-        const double bytes = static_cast<double>(std::get<3>(key));
-        all[bytes].first += ns;
-        all[bytes].second += 1;
-        if (run.channels > 1 && !overlapsAnother(span)) {
-            alone[bytes].first += ns;
-            alone[bytes].second += 1;
-        }
+    SizeMeans bySize = meansBySize(latest, [](const CollectiveKey&) { return true; });
+    // Collectives that overlapped another one (several channels) include the wait for its bytes: where a size has
+    // collectives that ran alone, only those count (the simulator adds the queueing itself).
+    if (run.channels > 1) {
+        const std::set<CollectiveKey> overlapping = overlappingCollectives(latest);
+        for (const auto& [bytes, v] : meansBySize(latest, [&](const CollectiveKey& k) { return !overlapping.count(k); }))
+            bySize[bytes] = v;
     }
-    std::map<double, std::pair<double, double>> bySize = all;
-    for (const auto& [bytes, v] : alone) bySize[bytes] = v;
     // Dynamic order on CPU ranks: each iteration's first unit includes a stand-alone agreement round (nothing rode
     // before it). Where its size also occurs later in iterations, the table keeps those later units and the
     // difference becomes CostModel::first_unit_extra_ns.
     double firstExtra = 0;
     if (run.readiness_rides_on_units && run.channels == 1) {
-        std::map<int, std::pair<Nanos, std::tuple<int, int, int, std::int64_t>>> firstOf;  // iteration -> earliest
-        for (const auto& [key, span] : latest) {
-            auto [it, fresh] = firstOf.emplace(std::get<0>(key), std::make_pair(span.first, key));
-            if (!fresh && span.first < it->second.first) it->second = {span.first, key};
-        }
-        std::set<std::tuple<int, int, int, std::int64_t>> firsts;
-        for (const auto& [iteration, v] : firstOf) firsts.insert(v.second);
-        std::map<double, std::pair<double, double>> later, first;
-        for (const auto& [key, span] : latest) {
-            auto& side = firsts.count(key) ? first : later;
-            auto& [sum, count] = side[static_cast<double>(std::get<3>(key))];
-            sum += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
-            count += 1;
-        }
+        const std::set<CollectiveKey> firsts = firstOfEachIteration(latest);
+        const SizeMeans first = meansBySize(latest, [&](const CollectiveKey& k) { return firsts.count(k) > 0; });
+        const SizeMeans later = meansBySize(latest, [&](const CollectiveKey& k) { return firsts.count(k) == 0; });
         double sum = 0, count = 0;
         for (const auto& [bytes, v] : first)
             if (auto l = later.find(bytes); l != later.end()) {
@@ -443,18 +465,17 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         if (count > 0) firstExtra = std::max(0.0, sum / count);
     }
     CostModel c = fitWeighted(bySize);
-    c.first_unit_extra_ns = firstExtra;
     // The line (used between and beyond the measured sizes, and for the lower bound): one pass drops sizes whose
     // mean is far off it in absolute terms (4 median absolute deviations) and relative ones (50% of the
     // prediction: scheduling noise alone moves the means of small sizes a lot), then refits: a lone page fault at
     // an odd size must not bend the line.
-    std::map<double, std::pair<double, double>> table = bySize;
+    SizeMeans table = bySize;
     if (bySize.size() >= 4) {
         std::vector<double> residuals;
         for (const auto& [x, v] : bySize)
             residuals.push_back(std::abs(v.first / v.second - static_cast<double>(c.at(static_cast<std::size_t>(x)))));
         const double mad = median(residuals);
-        std::map<double, std::pair<double, double>> kept;
+        SizeMeans kept;
         std::size_t i = 0;
         for (const auto& [x, v] : bySize) {
             const double predicted = static_cast<double>(c.at(static_cast<std::size_t>(x)));
@@ -466,6 +487,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         if (kept.size() >= 2 && kept.size() < bySize.size()) c = fitWeighted(kept);
     }
     for (const auto& [x, v] : table) c.measured.emplace_back(x, v.first / v.second);
+    c.first_unit_extra_ns = firstExtra;  // after the line's refit, which builds a new model
     return c;
 }
 

@@ -245,6 +245,57 @@ private slots:
         QCOMPARE(c.value().first_unit_extra_ns, rides ? 1000.0 : 0.0);
     }
 
+    // The first unit's extra survives the line's refit without an outlier: sizes on the line 1000 + 0.25 ns/B, the
+    // iteration's first 4000-byte unit 1000 ns longer, and one 90 ms collective at an odd size in one iteration.
+    void firstUnitExtraSurvivesTheOutlierPass() {
+        ObservedRun run = twoTensorRun();
+        auto onLine = [](std::int64_t bytes) { return static_cast<Nanos>(1000 + 0.25 * static_cast<double>(bytes)); };
+        for (int it = 1; it < 5; ++it)
+            for (int rank = 0; rank < 2; ++rank) {
+                Nanos t = it * 100'000'000;
+                run.spans.push_back(comm(rank, it, 1, 4000, t, onLine(4000) + 1000));  // first: carries the round
+                t += 10'000;
+                for (std::int64_t bytes : {std::int64_t{4000}, std::int64_t{65536}, std::int64_t{1} << 20,
+                                           std::int64_t{4} << 20}) {
+                    ObservedSpan c = comm(rank, it, 0, bytes, t, onLine(bytes));
+                    c.segment = static_cast<int>(bytes % 1000);  // a collective of its own per size
+                    run.spans.push_back(c);
+                    t += 2'000'000;
+                }
+                if (it == 2) run.spans.push_back(comm(rank, it, 1, 12345, t, 90'000'000));
+            }
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        QVERIFY2(qAbs(c.value().alpha_ns - 1000) < 1, qPrintable(QString::number(c.value().alpha_ns)));
+        QCOMPARE(c.value().first_unit_extra_ns, 1000.0);
+        QCOMPARE(c.value().at(4000), onLine(4000));
+    }
+
+    // With several channels a collective that overlapped another also waited for its bytes; a size's collectives
+    // that ran alone are what it costs (the simulator adds the queueing). Per iteration: two 4000-byte units in
+    // flight together (3000 ns each), then one alone (2000 ns).
+    void channelsFitFromCollectivesThatRanAlone() {
+        ObservedRun run = twoTensorRun();
+        run.channels = 2;
+        run.readiness_rides_on_units = false;  // plan order, as channels need
+        for (int it = 1; it < 4; ++it)
+            for (int rank = 0; rank < 2; ++rank) {
+                const Nanos t = it * 1'000'000;
+                run.spans.push_back(comm(rank, it, 0, 4000, t, 3000));
+                run.spans.push_back(comm(rank, it, 1, 4000, t + 1000, 3000));
+                ObservedSpan alone = comm(rank, it, 1, 4000, t + 10'000, 2000);
+                alone.segment = 1;
+                run.spans.push_back(alone);
+            }
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        QCOMPARE(c.value().at(4000), Nanos{2000});
+        run.channels = 1;  // one channel: nothing overlaps by design, every collective counts
+        c = fitCostModel(run);
+        QVERIFY(c.ok());
+        QCOMPARE(c.value().at(4000), Nanos{2667});
+    }
+
     void untracedComputeTimeIsChargedToNeighbours() {
         // One rank, iterations 0 (warm-up) and 1: forward 0, a 50 ns gap, forward 1, backward 1, a 20 ns gap,
         // backward 0, a 30 ns gap, then a wait. The gap before a span belongs to it; the one after the last

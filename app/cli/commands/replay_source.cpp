@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -17,23 +18,20 @@ namespace pacer::cli {
 
 namespace {
 
-// In dynamic order mode on CPU ranks the runtime hears readiness with the unit it is reducing (the flags ride
-// on that collective), one decision late; plan mode, GPU runs and imported traces decide on fresh readiness.
-bool readinessRidesOnUnits(const profiler::RunSummary& run) {
-    if (run.backend != "cpu") return false;
+// How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
+// readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
+// runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
+// flight after warm-up; everything else runs one.
+void describeEngine(const profiler::RunSummary& run, engine::ObservedRun& observed) {
+    observed.readiness_rides_on_units = false;
+    observed.channels = 1;
     const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
-    if (!experiment.is_object()) return false;
-    return experiment.value("order", std::string("dynamic")) == "dynamic";
-}
-
-// Plan order on CPU ranks keeps the experiment's channels in flight after warm-up; everything else runs one.
-int channelsOf(const profiler::RunSummary& run) {
-    const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
-    if (run.backend != "cpu" || !experiment.is_object() || experiment.value("order", std::string()) != "plan") return 1;
-    const auto it = experiment.find("channels");
-    if (it == experiment.end() || !it->is_number_integer()) return 1;
-    const auto channels = it->get<int>();
-    return channels >= 1 && channels <= 16 ? channels : 1;
+    if (run.backend != "cpu" || !experiment.is_object()) return;
+    const std::string order = experiment.value("order", std::string("dynamic"));
+    observed.readiness_rides_on_units = order == "dynamic";
+    const auto channels = experiment.find("channels");
+    if (order == "plan" && channels != experiment.end() && channels->is_number_integer())
+        observed.channels = std::clamp(channels->get<int>(), 1, 16);
 }
 
 }  // namespace
@@ -46,8 +44,7 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     auto trace = profiler::readRun(project, summary.value().run_id);
     if (!trace.ok()) throw usageError(trace.status().message());
     engine::ObservedRun observed = app::observedFromTrace(trace.value());
-    observed.readiness_rides_on_units = readinessRidesOnUnits(summary.value());
-    observed.channels = channelsOf(summary.value());
+    describeEngine(summary.value(), observed);
     auto workload = engine::extractWorkload(observed);
     if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
                                          " cannot be replayed: " + workload.status().message());

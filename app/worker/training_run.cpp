@@ -348,8 +348,8 @@ private:
         runtime_.reset();
         std::vector<engine::CommUnit> plan;
         if (o_.rank == 0) {
-            PlanInputs in{tensors_,    layerNames_, forwardTimes_,         backwardTimes_,
-                          bridge_->commSamples(), o_.worldSize, s_.experiment.channels};
+            PlanInputs in{tensors_, layerNames_, forwardTimes_, backwardTimes_, bridge_->commSamples(), o_.worldSize,
+                          s_.experiment.channels};
             auto computed = computePlan(in, s_.policy);
             if (!computed.ok()) throw RunError("plan: " + computed.status().message());
             plan = std::move(computed).value();

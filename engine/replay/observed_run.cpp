@@ -58,6 +58,15 @@ int warmupIteration(const ObservedRun& run, ObservedSpan::Kind a, ObservedSpan::
     return hi > lo ? lo : INT32_MIN;  // INT32_MIN: keep everything
 }
 
+// Whether an iteration counts in an extraction: not the warm-up one, and among `only` when that is given.
+struct Counted {
+    int warmup;
+    const std::vector<int>& only;  // sorted; empty = every iteration
+    bool operator()(int iteration) const {
+        return iteration != warmup && (only.empty() || std::binary_search(only.begin(), only.end(), iteration));
+    }
+};
+
 // The compute stream's time between traced spans: the loss, the next batch, hooks, and above all the moments the
 // compute thread is descheduled between two layers (on a loaded CPU machine: milliseconds per iteration). It is
 // part of the iteration, so it is charged to a neighbouring span: to the span it precedes, so that a layer's
@@ -145,18 +154,6 @@ std::set<CollectiveKey> overlappingCollectives(const CollectiveSpans& spans) {
     return result;
 }
 
-// The first collective of each iteration, by start.
-std::set<CollectiveKey> firstOfEachIteration(const CollectiveSpans& spans) {
-    std::map<int, std::pair<Nanos, CollectiveKey>> first;  // iteration -> earliest
-    for (const auto& [key, span] : spans) {
-        auto [it, fresh] = first.emplace(std::get<0>(key), std::make_pair(span.first, key));
-        if (!fresh && span.first < it->second.first) it->second = {span.first, key};
-    }
-    std::set<CollectiveKey> result;
-    for (const auto& [iteration, v] : first) result.insert(v.second);
-    return result;
-}
-
 // A message size far off the fitted line stays in the cost table only if it was seen at least this often.
 constexpr double kTableMinCount = 3;
 
@@ -220,6 +217,17 @@ double resumeLatency(const ObservedRun& run) {
     return mean(samples);
 }
 
+// (iteration, layer) -> the latest end of that layer's backward over ranks: when its gradients were ready everywhere.
+std::map<std::pair<int, int>, Nanos> latestBackwardEnds(const ObservedRun& run) {
+    std::map<std::pair<int, int>, Nanos> ends;
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Backward) {
+            Nanos& e = ends[{s.iteration, s.layer}];
+            e = std::max(e, s.end);
+        }
+    return ends;
+}
+
 // The layer whose backward makes a unit ready: a span names the unit's first tensor and its bytes; a fused unit is a
 // run of adjacent tensors (DDP's buckets and PACE's groups both are), found by adding neighbours, downwards or
 // upwards, until the bytes match. Its last gradient comes from the lowest layer (backward runs last layer first).
@@ -245,12 +253,7 @@ int readyLayer(const ObservedRun& run, int tensor, std::int64_t bytes) {
 // are preferred; fused ones are sampled only when there are none (a DDP run: every bucket is fused), since a
 // policy may hold a fused unit back on purpose (Horovod's cycle), which the simulator models by itself.
 double dispatchLatency(const ObservedRun& run) {
-    std::map<std::pair<int, int>, Nanos> backwardEnd;  // (iteration, layer) -> latest end over ranks
-    for (const ObservedSpan& s : run.spans)
-        if (s.kind == ObservedSpan::Backward) {
-            Nanos& e = backwardEnd[{s.iteration, s.layer}];
-            e = std::max(e, s.end);
-        }
+    const std::map<std::pair<int, int>, Nanos> backwardEnd = latestBackwardEnds(run);
     // (iteration, tensor, segment) -> latest start and end over ranks, and the layer that made the unit ready.
     struct Unit {
         Nanos start = 0, end = 0;
@@ -283,9 +286,34 @@ double dispatchLatency(const ObservedRun& run) {
     return mean(singles.empty() ? fused : singles);
 }
 
+// Dynamic order on CPU ranks (readiness riding on the units): the collectives that a stand-alone agreement round
+// chose, whose span includes that round. The runtime decides after each unit with the readiness its collective
+// carried, sampled when the unit started; a unit whose gradients became ready later (on the last rank) could not be
+// chosen then: the link went idle and a round of its own found it. So: each iteration's first collective, and
+// every one ready only after the previous one's start. (Units whose readiness is unknown count as riders.)
+std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveSpans& spans) {
+    const std::map<std::pair<int, int>, Nanos> backwardEnd = latestBackwardEnds(run);
+    std::map<int, std::vector<std::pair<Nanos, CollectiveKey>>> byIteration;
+    for (const auto& [key, span] : spans) byIteration[std::get<0>(key)].emplace_back(span.first, key);
+    std::set<CollectiveKey> result;
+    for (auto& [iteration, units] : byIteration) {
+        std::sort(units.begin(), units.end());
+        result.insert(units.front().second);
+        for (std::size_t i = 1; i < units.size(); ++i) {
+            const auto& [start, key] = units[i];
+            const int tensor = std::get<1>(key);
+            if (tensor < 0 || tensor >= static_cast<int>(run.tensors.size())) continue;
+            const int layer = readyLayer(run, tensor, std::get<3>(key));
+            auto ready = backwardEnd.find({iteration, layer});
+            if (layer >= 0 && ready != backwardEnd.end() && ready->second > units[i - 1].first) result.insert(key);
+        }
+    }
+    return result;
+}
+
 }  // namespace
 
-Result<Workload> extractWorkload(const ObservedRun& run) {
+Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>& only) {
     if (Status s = validateRun(run); !s.ok()) return s;
     int numLayers = static_cast<int>(run.layerNames.size());
     for (const TensorInfo& t : run.tensors) numLayers = std::max(numLayers, t.layer + 1);
@@ -295,7 +323,7 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
 
     const UntracedTime untraced = untracedComputeTime(run);
     const std::vector<double>& extra = untraced.extra;
-    const int skip = warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward);
+    const Counted counts{warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward), only};
     // (kind, iteration, layer, rank) -> summed duration: a layer may be traced as several spans (kernels).
     std::map<std::tuple<int, int, int, int>, double> perRankIteration;
     bool any = false;
@@ -307,7 +335,7 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
                                  " span without a layer (rank " + std::to_string(s.rank) + ", iteration " +
                                  std::to_string(s.iteration) + ")");
         any = true;
-        if (s.iteration == skip) continue;
+        if (!counts(s.iteration)) continue;
         perRankIteration[{s.kind, s.iteration, s.layer, s.rank}] +=
             static_cast<double>(s.end - s.start) + extra[&s - run.spans.data()];
     }
@@ -380,9 +408,9 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
         allElements += t.elements;
     }
     std::map<std::pair<int, int>, std::pair<double, double>> updates;  // (rank, iteration) -> (ns, elements)
-    const int updateSkip = warmupIteration(run, ObservedSpan::Update, ObservedSpan::Update);
+    const Counted updateCounts{warmupIteration(run, ObservedSpan::Update, ObservedSpan::Update), only};
     for (const ObservedSpan& s : run.spans) {
-        if (s.kind != ObservedSpan::Update || s.iteration == updateSkip) continue;
+        if (s.kind != ObservedSpan::Update || !updateCounts(s.iteration)) continue;
         double elements = static_cast<double>(allElements);
         if (s.tensor >= 0 && s.tensor < static_cast<int>(run.tensors.size()))
             elements = static_cast<double>(run.tensors[s.tensor].elements);
@@ -403,7 +431,7 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
         // The tail: per iteration the latest rank's (the next collective waits for it), then the mean.
         std::map<int, double> latestTail;
         for (const auto& [key, ns] : untraced.tail)
-            if (key.second != skip) latestTail[key.second] = std::max(latestTail[key.second], ns);
+            if (counts(key.second)) latestTail[key.second] = std::max(latestTail[key.second], ns);
         std::vector<double> tails;
         for (const auto& [iteration, ns] : latestTail) tails.push_back(ns);
         w.tail_ns = static_cast<Nanos>(std::llround(mean(tails)));
@@ -415,9 +443,9 @@ Result<Workload> extractWorkload(const ObservedRun& run) {
     return w;
 }
 
-Result<CostModel> fitCostModel(const ObservedRun& run) {
+Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& only) {
     if (Status s = validateRun(run); !s.ok()) return s;
-    const int skip = warmupIteration(run, ObservedSpan::Comm, ObservedSpan::Comm);
+    const Counted counts{warmupIteration(run, ObservedSpan::Comm, ObservedSpan::Comm), only};
     // (iteration, tensor, segment, bytes) -> (latest start, latest end) over ranks. A collective starts for real
     // when the last rank joins it and is over when the last rank leaves it: that is what the next collective
     // waits for. (The shortest span would miss the time the last rank needs to finish after the first.)
@@ -427,7 +455,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         if (s.kind != ObservedSpan::Comm) continue;
         if (s.bytes <= 0) return Status::error("observed run: a collective of " + std::to_string(s.bytes) + " bytes");
         any = true;
-        if (s.iteration == skip) continue;
+        if (!counts(s.iteration)) continue;
         const auto key = std::make_tuple(s.iteration, s.tensor, s.segment, s.bytes);
         auto [it, fresh] = latest.emplace(key, std::make_pair(s.start, s.end));
         if (!fresh) {
@@ -436,6 +464,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         }
     }
     if (!any) return Status::error("observed run has no communication spans to fit the all-reduce cost from");
+    if (latest.empty()) return Status::error("observed run has no collectives in the iterations asked for");
 
     // Per message size: the mean time and how many collectives had it. The mean, not the median: on a loaded
     // machine a collective now and then waits milliseconds for a core, and the iteration pays those waits too.
@@ -447,22 +476,28 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         for (const auto& [bytes, v] : meansBySize(latest, [&](const CollectiveKey& k) { return !overlapping.count(k); }))
             bySize[bytes] = v;
     }
-    // Dynamic order on CPU ranks: each iteration's first unit includes a stand-alone agreement round (nothing rode
-    // before it). Where its size also occurs later in iterations, the table keeps those later units and the
-    // difference becomes CostModel::first_unit_extra_ns.
-    double firstExtra = 0;
+    // Dynamic order on CPU ranks: a unit chosen by a stand-alone agreement round includes that round. Where units
+    // that rode on the one before them were seen, the table and line come from those, and what the others cost
+    // beyond them (at their sizes, by those riders' table) is the round's cost, CostModel::first_unit_extra_ns,
+    // which the simulator charges to every round. (A run without riders, e.g. DDP's buckets, each chosen by a
+    // round, keeps every unit in its table and no separate round cost.)
+    double roundCost = 0;
     if (run.readiness_rides_on_units && run.channels == 1) {
-        const std::set<CollectiveKey> firsts = firstOfEachIteration(latest);
-        const SizeMeans first = meansBySize(latest, [&](const CollectiveKey& k) { return firsts.count(k) > 0; });
-        const SizeMeans later = meansBySize(latest, [&](const CollectiveKey& k) { return firsts.count(k) == 0; });
-        double sum = 0, count = 0;
-        for (const auto& [bytes, v] : first)
-            if (auto l = later.find(bytes); l != later.end()) {
-                sum += v.first - v.second * (l->second.first / l->second.second);
-                count += v.second;
-                bySize[bytes] = l->second;
+        const std::set<CollectiveKey> rounds = chosenByARound(run, latest);
+        const SizeMeans riders = meansBySize(latest, [&](const CollectiveKey& k) { return rounds.count(k) == 0; });
+        if (!riders.empty()) {
+            CostModel byRiders = fitWeighted(riders);
+            for (const auto& [x, v] : riders) byRiders.measured.emplace_back(x, v.first / v.second);
+            double sum = 0, count = 0;
+            for (const CollectiveKey& k : rounds) {
+                const auto& span = latest.at(k);
+                sum += static_cast<double>(span.second - span.first) -
+                       static_cast<double>(byRiders.at(static_cast<std::size_t>(std::get<3>(k))));
+                count += 1;
             }
-        if (count > 0) firstExtra = std::max(0.0, sum / count);
+            if (count > 0) roundCost = std::max(0.0, sum / count);
+            bySize = riders;
+        }
     }
     CostModel c = fitWeighted(bySize);
     // The line (used between and beyond the measured sizes, and for the lower bound): one pass drops sizes whose
@@ -487,7 +522,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run) {
         if (kept.size() >= 2 && kept.size() < bySize.size()) c = fitWeighted(kept);
     }
     for (const auto& [x, v] : table) c.measured.emplace_back(x, v.first / v.second);
-    c.first_unit_extra_ns = firstExtra;  // after the line's refit, which builds a new model
+    c.first_unit_extra_ns = roundCost;  // after the line's refit, which builds a new model
     return c;
 }
 
@@ -502,6 +537,62 @@ Result<double> observedIterationMs(const ObservedRun& run) {
     double worst = 0;
     for (const auto& [rank, v] : perRank) worst = std::max(worst, median(v));
     return worst / 1e6;
+}
+
+Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
+    if (Status s = validateRun(run); !s.ok()) return s;
+    // The steady iterations and their observed times: the slowest rank's Iteration span, or, in a trace without
+    // them, the iterations that have compute (time unknown: nothing is set aside).
+    std::map<int, double> observed;  // iteration -> ms
+    const int warmupIter = warmupIteration(run, ObservedSpan::Iteration, ObservedSpan::Iteration);
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Iteration && s.iteration != warmupIter) {
+            double& ms = observed[s.iteration];
+            ms = std::max(ms, static_cast<double>(s.end - s.start) / 1e6);
+        }
+    if (observed.empty()) {
+        const int warmup = warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward);
+        for (const ObservedSpan& s : run.spans)
+            if ((s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward) && s.iteration != warmup)
+                observed.emplace(s.iteration, 0.0);
+    }
+    std::vector<double> times;
+    for (const auto& [iteration, ms] : observed) times.push_back(ms);
+    const double mid = median(times);
+    std::vector<double> deviations;
+    for (double t : times) deviations.push_back(std::abs(t - mid));
+    // Never closer than 5% of the median: an iteration that close is not unusual, however steady the others were.
+    const double spread = std::max(kOutlierSpread * 1.4826 * median(deviations), 0.05 * mid);
+
+    ObservedModel model;
+    std::vector<int> kept;
+    for (const auto& [iteration, ms] : observed) {
+        // Fewer than 5 iterations say too little about what is usual to call one of them unusual.
+        if (observed.size() >= 5 && spread > 0 && std::abs(ms - mid) > spread)
+            model.set_aside.push_back(iteration);
+        else
+            kept.push_back(iteration);
+    }
+    auto workload = extractWorkload(run, kept);
+    if (!workload.ok()) return workload.status();
+    auto cost = fitCostModel(run, kept);
+    if (!cost.ok()) return cost.status();
+    model.workload = std::move(workload).value();
+    model.cost = std::move(cost).value();
+    // The run's last iteration is not a whole one on its own: its optimizer step and the next batch were never
+    // traced, so it stays out of the estimates (its layers still count in the means above).
+    int lastIteration = INT32_MIN;
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
+            lastIteration = std::max(lastIteration, s.iteration);
+    for (int iteration : kept) {
+        if (iteration == lastIteration && kept.size() > 1) continue;
+        auto w = extractWorkload(run, {iteration});
+        auto c = fitCostModel(run, {iteration});
+        if (!w.ok() || !c.ok()) continue;  // an iteration without collectives (cut short) estimates nothing
+        model.iterations.push_back({iteration, observed[iteration], std::move(w).value(), std::move(c).value()});
+    }
+    return model;
 }
 
 ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const std::string& policy) {

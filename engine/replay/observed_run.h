@@ -48,7 +48,8 @@ struct ObservedRun {
 // over the steady iterations (the first is left out when there are several: it pays for allocation and warm
 // caches). Means, not medians: the measured iteration time is a mean, and on a loaded machine the occasional
 // descheduled layer is part of it. The optimizer's cost per element is the mean of the update spans.
-Result<Workload> extractWorkload(const ObservedRun& run);
+// `only` (sorted iteration numbers) restricts the means to those iterations; empty: every steady one.
+Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>& only = {});
 
 // The all-reduce cost from the observed collectives. Each collective appears on every rank; it really starts when
 // the last rank joins (the others wait for it) and is over when the last rank leaves, so each (iteration, tensor,
@@ -58,7 +59,33 @@ Result<Workload> extractWorkload(const ObservedRun& run);
 // the line alpha + bytes * ns_per_byte is fitted to the per-size means, weighted by their counts (means, as for
 // the layers: the measured iteration time is a mean), and the per-size means go into CostModel::measured. With a
 // single message size the intercept cannot be told from the slope: alpha is then 0.
-Result<CostModel> fitCostModel(const ObservedRun& run);
+// `only` as for extractWorkload. Fails if those iterations hold no collective.
+Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& only = {});
+
+// One steady iteration of a run on its own: its observed time (the slowest rank's; 0 when the run has no Iteration
+// spans, e.g. an imported trace) and the workload and cost model that iteration alone shows.
+struct IterationEstimate {
+    int iteration = 0;
+    double observed_ms = 0;
+    Workload workload;
+    CostModel cost;
+};
+
+// What replay learns from a run, robust to a noisy one. On a shared machine an iteration now and then loses a core
+// for tens of milliseconds; one such iteration in thirty moves a mean by several percent, and whether the source
+// run had one is luck. So the steady iterations whose observed time lies far from the others (more than
+// kOutlierSpread robust standard deviations, 1.4826 x the median absolute deviation, and more than 5% from the
+// median; judged only with 5 steady iterations or more) are set
+// aside, the workload and cost model are the means over the rest, and each kept iteration also becomes an
+// estimate of its own (`iterations`), from whose spread replay draws the band of a prediction.
+struct ObservedModel {
+    Workload workload;
+    CostModel cost;
+    std::vector<IterationEstimate> iterations;  // the kept steady iterations, ascending
+    std::vector<int> set_aside;                 // the outlier iterations, ascending
+};
+inline constexpr double kOutlierSpread = 4.0;
+Result<ObservedModel> modelObservedRun(const ObservedRun& run);
 
 // The observed steady iteration time in ms: the median of the Iteration spans after the first iteration,
 // maximum over ranks. Fails if the run has no Iteration spans.

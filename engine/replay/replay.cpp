@@ -35,6 +35,29 @@ Result<SimFigures> figuresOf(const Workload& w, const CostModel& cost, const Pol
 
 }  // namespace
 
+Result<PredictionBand> predictionBand(double predictedMs, const std::vector<IterationEstimate>& iterations,
+                                      const PolicyConfig& config, const WhatIf& whatIf, const SimOptions& options) {
+    PredictionBand band;
+    for (const IterationEstimate& e : iterations) {
+        Result<Workload> w = applyWhatIf(e.workload, whatIf);
+        if (!w.ok()) return w.status();
+        Result<CostModel> c = applyWhatIf(e.cost, e.workload.ranks, whatIf);
+        if (!c.ok()) return c.status();
+        Result<SimFigures> f = figuresOf(w.value(), c.value(), config, options);
+        if (!f.ok()) return Status::error("iteration " + std::to_string(e.iteration) + ": " + f.status().message());
+        band.iteration_ms.push_back(f.value().iter_ms);
+    }
+    const double n = static_cast<double>(band.iteration_ms.size());
+    double mean = 0, squares = 0;
+    for (double p : band.iteration_ms) mean += p / n;
+    for (double p : band.iteration_ms) squares += (p - mean) * (p - mean);
+    const double sd = n > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+    const double half = kBandSigmas * sd * std::sqrt(2.0 / n);
+    band.low_ms = std::min(predictedMs, mean) - half;
+    band.high_ms = std::max(predictedMs, mean) + half;
+    return band;
+}
+
 Result<Workload> applyWhatIf(const Workload& workload, const WhatIf& whatIf) {
     if (!(whatIf.compute_speed > 0)) return Status::error("compute speed factor must be above 0");
     if (whatIf.ranks < 0) return Status::error("rank count must be at least 1 (0 = as observed)");
@@ -81,7 +104,8 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
 }
 
 Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, const PolicyConfig& config,
-                            const WhatIf& whatIf, const SimOptions& options) {
+                            const WhatIf& whatIf, const SimOptions& options,
+                            const std::vector<IterationEstimate>& iterations) {
     Result<Workload> w = applyWhatIf(workload, whatIf);
     if (!w.ok()) return w.status();
     Result<CostModel> c = applyWhatIf(cost, workload.ranks, whatIf);
@@ -94,6 +118,11 @@ Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, con
     r.sim = std::move(sim).value();
     r.config = config;
     r.cost = c.value();
+    if (!iterations.empty()) {
+        auto band = predictionBand(r.sim.figures.iter_ms, iterations, config, whatIf, options);
+        if (!band.ok()) return band.status();
+        r.band = std::move(band).value();
+    }
     return r;
 }
 

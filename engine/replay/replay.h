@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/policy_config.h"
+#include "engine/replay/observed_run.h"
 #include "engine/sim/simulator.h"
 #include "engine/sim/workload.h"
 #include "engine/status.h"
@@ -39,14 +40,35 @@ struct WhatIf {
 Result<Workload> applyWhatIf(const Workload& workload, const WhatIf& whatIf);
 Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const WhatIf& whatIf);
 
+// How far a prediction may be off because its source run was noisy. Each steady iteration of the source, replayed
+// on its own (IterationEstimate), predicts a time; the measured time of a run is a mean over its iterations, so the
+// spread that matters is that of a mean: the band is the prediction +- kBandSigmas standard errors of the
+// per-iteration predictions, for the source run's mean and the predicted run's (hence sqrt(2 / n)), widened to
+// include the mean of the per-iteration predictions where it differs from the prediction of the means.
+struct PredictionBand {
+    double low_ms = 0;
+    double high_ms = 0;
+    std::vector<double> iteration_ms;  // the per-iteration predictions, in source iteration order; empty: no band
+};
+inline constexpr double kBandSigmas = 1.645;  // 90% of a normal distribution
+
 struct ReplayResult {
     SimResult sim;
     PolicyConfig config;
-    CostModel cost;  // the cost model after the what-if knobs
+    CostModel cost;       // the cost model after the what-if knobs
+    PredictionBand band;  // filled when replay() is given the source's per-iteration estimates
 };
 
+// The band around `predictedMs` (replay of the whole source) from the source's per-iteration estimates under the
+// same configuration and knobs. Fails if one of them cannot be simulated.
+Result<PredictionBand> predictionBand(double predictedMs, const std::vector<IterationEstimate>& iterations,
+                                      const PolicyConfig& config, const WhatIf& whatIf, const SimOptions& options = {});
+
+// With `iterations` (ObservedModel::iterations of the run that `workload` and `cost` came from), the result also
+// carries the prediction's band.
 Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, const PolicyConfig& config,
-                            const WhatIf& whatIf, const SimOptions& options = {});
+                            const WhatIf& whatIf, const SimOptions& options = {},
+                            const std::vector<IterationEstimate>& iterations = {});
 
 // One point of a sweep: the configuration tried and its figures.
 struct SweepPoint {

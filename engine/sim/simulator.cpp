@@ -248,6 +248,11 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         deliverUntil(now);
         std::fill(channelFree.begin(), channelFree.end(), now);
         std::size_t issued = 0;  // units of this iteration so far; unit k goes on channel k % channels
+        // Readiness riding on the units: the decision at `now` comes from a stand-alone agreement round (no unit
+        // rode before it), which costs CostModel::first_unit_extra_ns of the comm thread's time.
+        const bool rides = w.readiness_rides_on_units;
+        const Nanos roundNs = rides ? static_cast<Nanos>(std::llround(cost.first_unit_extra_ns)) : 0;
+        bool afterRound = rides;
         // Reports the units that have ended by `until` to the policy, earliest first.
         auto reportDone = [&](Nanos until) {
             if (inFlight.size() == 1) {  // one channel, the common case: no sorting, no shifting
@@ -270,10 +275,17 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                      std::to_string(k) + " within " + std::to_string(maxSteps) + " decisions");
             std::optional<CommUnit> unit = policy.next(now);
             if (!unit) {
+                if (afterRound) {
+                    // The round found nothing to send; it kept the comm thread busy all the same, and news that came
+                    // meanwhile waits for the next round.
+                    now += roundNs;
+                    afterRound = false;
+                }
                 if (delivered < ready.size() && ready[delivered].time <= now) {
                     // Readiness rides on the units: what became ready during the last one is heard only now, in a
                     // stand-alone round (its cost is part of the next unit's, as the runtime traces it).
                     deliverUntil(now);
+                    afterRound = rides;
                     continue;
                 }
                 // Nothing to send now: jump to the next gradient or to when the policy said it would release work.
@@ -295,13 +307,14 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 // A gradient's news reaches the idle link only after the communication thread wakes up.
                 now = nextTime == nextReady ? nextTime + w.dispatch_ns : nextTime;
                 deliverUntil(now);
+                afterRound = rides;
                 continue;
             }
             if (unit->pieces.empty())
                 return Status::error("policy '" + std::string(policy.name()) + "' returned an empty unit");
             Nanos total = cost.at(unit->bytes());
-            if (issued == 0 && w.readiness_rides_on_units)
-                total += static_cast<Nanos>(std::llround(cost.first_unit_extra_ns));
+            if (afterRound) total += roundNs;
+            afterRound = false;
             Nanos end = now + total;
             if (channels > 1) {
                 // The unit's bytes go on the wire last, after those queued before them.

@@ -61,9 +61,11 @@ struct CostModel {
     double alpha_ns = 20'000;        // per collective call
     double ns_per_byte = 0.8;        // 1 / bandwidth (0.8 ns/B is 10 Gb/s)
     std::vector<std::pair<double, double>> measured;  // (bytes, mean ns), ascending bytes; empty: the line alone
-    // Dynamic order on CPU ranks (Workload::readiness_rides_on_units): what an iteration's first unit costs beyond
-    // its size's mean. No unit rides before it, so a stand-alone agreement round chooses it (and waits for the last
-    // rank to reach backward), which its span includes.
+    // Dynamic order on CPU ranks (Workload::readiness_rides_on_units): what a stand-alone agreement round costs. The
+    // runtime decides after each unit with the readiness that rode on it; when that finds nothing to send (as at
+    // every iteration's start, where the name comes from, and before each of DDP's buckets) the comm thread runs a
+    // round of its own on the next gradient's news, and again on each news while the policy still holds back.
+    // A unit chosen by a round includes it in its traced span.
     double first_unit_extra_ns = 0;
 
     Nanos at(std::size_t bytes) const {

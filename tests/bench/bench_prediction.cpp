@@ -1,14 +1,32 @@
-// Replay's prediction error over a grid of real captured runs (policies x link speeds x segment sizes): each run
-// is replayed under the policy it ran ("self"), and the fifo run of each link speed predicts every other policy
-// ("cross"). Prints every point, then the median and worst absolute error (goal: median <= 3%, worst <= 8%).
-// The wide MLP of samples/experiments/mlp-wide-2rank.json, where compute and communication both matter.
+// Replay's prediction error over a grid of real captured runs: every sample experiment x emulated 1, 2.5 and
+// 10 Gb/s x every policy, each at the experiment's own segment size. Each run is replayed under the policy it
+// ran ("self"), and the fifo run of the same round predicts every other policy ("cross"). Beside the cross error
+// stands that of a policy-blind predictor (the fifo run's own measured time): where two policies differ by 20% or
+// more, replay has to beat it clearly, or it knows nothing of the policies. Every prediction comes with a band
+// from the spread of its source run's iterations; the measured time should fall inside it.
+//
+// The grid runs in rounds: each round captures every policy of a cell once, one after another, so that a cross
+// prediction compares two runs that saw the same machine (on a shared 2-core machine another job starting
+// between two captures moves every time by 20% or more).
+//
+// Goals (judged at the end, in quick mode too; what falls short is printed): self and cross error median <= 3%,
+// worst <= 8%; the measured time inside the band in >= 90% of the predictions; on the pairs that differ by >= 20%,
+// replay's median error at most half the policy-blind one. Wall-clock goals on a shared machine are not asserted:
+// the bench exits 0 whenever it could measure.
+//
+// Quick mode (CTest): the small sample at 1 Gb/s, fifo and ddp, 20 iterations of which 15 are measured (the
+// experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%.
 #include "bench_cli.h"
 
+#include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
 #include <vector>
 
 using namespace pacer::bench;
@@ -18,83 +36,175 @@ namespace {
 double median(std::vector<double> v) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    const std::size_t mid = v.size() / 2;
+    return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+double worst(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+
+QString loadAverage() {
+    QFile f("/proc/loadavg");
+    if (!f.open(QIODevice::ReadOnly)) return "unknown";
+    return QString::fromUtf8(f.readAll()).section(' ', 0, 2);
+}
+
+struct Prediction {
+    double ms = 0, low = 0, high = 0;
+    bool ok() const { return ms > 0; }
+    bool covers(double measured) const { return low <= measured && measured <= high; }
+    double width() const { return ms > 0 ? (high - low) / ms : 0; }
+};
+
+Prediction predict(const QString& project, const QString& policy, const QStringList& extra = {}) {
+    const QJsonObject r = runCliJson(QStringList{"replay", "--project", project, "--policy", policy, "--json"} + extra);
+    return {r["predicted_iter_ms"].toDouble(), r["predicted_low_ms"].toDouble(), r["predicted_high_ms"].toDouble()};
+}
+
+double capture(const QString& experiment, const QString& project, const QString& policy, double gbps,
+               const QString& iterations, const QStringList& extra = {}) {
+    const QJsonObject cap = runCliJson(QStringList{"capture", "--experiment", experiment, "--out", project, "--policy",
+                                                   policy, "--iterations", iterations, "--link-gbps",
+                                                   QString::number(gbps), "--json"} + extra);
+    return cap["iter_ms"].toDouble();
+}
+
+// Errors and band checks, gathered over the grid.
+struct Tally {
+    std::vector<double> self, cross, distinctCross, distinctBlind, widths;
+    int inBand = 0, predictions = 0;
+    void band(const Prediction& p, double measured) {
+        ++predictions;
+        inBand += p.covers(measured) ? 1 : 0;
+        widths.push_back(p.width());
+    }
+};
+
+std::vector<std::string> judge(const Tally& t) {
+    std::vector<std::string> missed;
+    auto check = [&](const char* what, const std::vector<double>& v) {
+        if (v.empty()) return;
+        if (median(v) > 0.03) missed.push_back(std::string(what) + " median error " + std::to_string(100 * median(v)) + "% > 3%");
+        if (worst(v) > 0.08) missed.push_back(std::string(what) + " worst error " + std::to_string(100 * worst(v)) + "% > 8%");
+    };
+    check("self-replay", t.self);
+    check("cross-policy", t.cross);
+    if (t.predictions > 0 && t.inBand < 0.9 * t.predictions)
+        missed.push_back("band holds the measured time in " + std::to_string(t.inBand) + " of " +
+                         std::to_string(t.predictions) + " predictions (< 90%)");
+    if (t.distinctCross.empty())
+        missed.push_back("no pair of policies differed by 20% or more: the cross-policy check compared nothing");
+    else if (median(t.distinctCross) > 0.5 * median(t.distinctBlind))
+        missed.push_back("on policies that differ by >= 20%, replay's median error " +
+                         std::to_string(100 * median(t.distinctCross)) + "% is not under half the policy-blind " +
+                         std::to_string(100 * median(t.distinctBlind)) + "%");
+    return missed;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const bool quick = quickMode(argc, argv);
-    const QStringList policies = quick ? QStringList{"fifo", "pace"} : QStringList{"fifo", "ddp", "horovod", "bytescheduler", "pace"};
-    const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10};
-    const QStringList segments = quick ? QStringList{"2MiB"} : QStringList{"1MiB", "2MiB"};
-    // 60 iterations: the measured mean of one run moves by ~2% between runs at 30 (a period varies by ~10% on a
-    // shared 2-core machine), and a cross-policy error compares two runs, so that noise would count twice.
-    const QString iterations = quick ? "6" : "60";
+    int rounds = quick ? 1 : 2;
+    QString iterations = quick ? "20" : "40";
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (QString(argv[i]) == "--rounds") rounds = std::max(1, QString(argv[i + 1]).toInt());
+        if (QString(argv[i]) == "--iterations") iterations = argv[i + 1];
+    }
+    QStringList experiments;
+    if (quick) {
+        experiments = {PACER_SAMPLES_DIR "/experiments/mlp-2rank.json"};
+    } else {
+        const QDir dir(PACER_SAMPLES_DIR "/experiments");
+        for (const QString& name : dir.entryList({"*.json"}, QDir::Files, QDir::Name)) experiments << dir.filePath(name);
+    }
+    const QStringList policies = quick ? QStringList{"fifo", "ddp"}
+                                       : QStringList{"fifo", "ddp", "horovod", "bytescheduler", "pace"};
+    const QList<double> links = quick ? QList<double>{1} : QList<double>{1, 2.5, 10};
+    std::printf("load average before: %s\n", qPrintable(loadAverage()));
+
     QTemporaryDir dir;
-    std::vector<double> selfErrors, crossErrors;
-    std::printf("%8s %10s %14s %12s %12s %9s %12s %9s\n", "link", "segment", "policy", "measured", "self", "error",
-                "from fifo", "error");
-    for (double gbps : links) {
-        for (const QString& segment : segments) {
-            QString fifoProject;
-            for (const QString& policy : policies) {
-                const QString project = dir.filePath(QString("%1-%2-%3.pacer").arg(policy).arg(gbps).arg(segment));
-                const QJsonObject cap = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json",
-                                                    "--out", project, "--policy", policy, "--segment-bytes", segment,
-                                                    "--iterations", iterations, "--link-gbps", QString::number(gbps),
-                                                    "--json"});
-                const double measured = cap["iter_ms"].toDouble();
-                if (measured <= 0) return 1;
-                if (policy == "fifo") fifoProject = project;
-                const double self = runCliJson({"replay", "--project", project, "--policy", policy, "--segment-bytes",
-                                                segment, "--json"})["predicted_iter_ms"].toDouble();
-                const double cross = runCliJson({"replay", "--project", fifoProject, "--policy", policy,
-                                                 "--segment-bytes", segment, "--json"})["predicted_iter_ms"].toDouble();
-                const double selfErr = (self - measured) / measured, crossErr = (cross - measured) / measured;
-                selfErrors.push_back(std::abs(selfErr));
-                if (policy != "fifo") crossErrors.push_back(std::abs(crossErr));
-                std::printf("%8.1f %10s %14s %12.3f %12.3f %8.1f%% %12.3f %8.1f%%\n", gbps, qPrintable(segment),
-                            qPrintable(policy), measured, self, 100 * selfErr, cross, 100 * crossErr);
+    Tally tally;
+    std::printf("%-16s %5s %5s %14s %9s %9s %7s %19s %9s %7s %19s %7s\n", "experiment", "link", "round", "policy",
+                "measured", "self", "error", "self band", "from fifo", "error", "cross band", "blind");
+    for (const QString& experiment : experiments) {
+        const QString name = QFileInfo(experiment).baseName();
+        for (double gbps : links) {
+            for (int round = 1; round <= rounds; ++round) {
+                // Capture every policy of the round first, then predict: the fifo run must exist for the others.
+                std::map<QString, std::pair<QString, double>> runs;  // policy -> (project, measured ms)
+                for (const QString& policy : policies) {
+                    const QString project = dir.filePath(QString("%1-%2-%3-%4.pacer").arg(name).arg(gbps).arg(round).arg(policy));
+                    const double measured = capture(experiment, project, policy, gbps, iterations);
+                    if (measured <= 0) return 1;
+                    runs[policy] = {project, measured};
+                }
+                const auto& [fifoProject, fifoMs] = runs["fifo"];
+                for (const QString& policy : policies) {
+                    const auto& [project, measured] = runs[policy];
+                    const Prediction self = predict(project, policy);
+                    const Prediction cross = predict(fifoProject, policy);
+                    if (!self.ok() || !cross.ok()) return 1;
+                    const double selfErr = (self.ms - measured) / measured, crossErr = (cross.ms - measured) / measured;
+                    const double blindErr = (fifoMs - measured) / measured;
+                    tally.self.push_back(std::abs(selfErr));
+                    tally.band(self, measured);
+                    if (policy != "fifo") {
+                        tally.cross.push_back(std::abs(crossErr));
+                        tally.band(cross, measured);
+                        if (std::abs(blindErr) >= 0.2) {
+                            tally.distinctCross.push_back(std::abs(crossErr));
+                            tally.distinctBlind.push_back(std::abs(blindErr));
+                        }
+                    }
+                    std::printf("%-16s %5.1f %5d %14s %9.3f %9.3f %6.1f%% %8.3f..%-8.3f %9.3f %6.1f%% %8.3f..%-8.3f %6.1f%%\n",
+                                qPrintable(name), gbps, round, qPrintable(policy), measured, self.ms, 100 * selfErr,
+                                self.low, self.high, cross.ms, 100 * crossErr, cross.low, cross.high, 100 * blindErr);
+                }
             }
         }
     }
-    // Plan order with 2 channels (two units in flight): each run replayed as itself, and predicted from the
-    // one-channel fifo run of the same link and segment with --channels 2.
-    std::vector<double> channelSelf, channelCross;
-    const QList<double> channelLinks = quick ? QList<double>{10} : QList<double>{2.5, 10};
-    const QStringList channelPolicies = quick ? QStringList{"pace"} : QStringList{"fifo", "ddp", "pace"};
-    std::printf("%8s %10s %14s %12s %12s %9s %12s %9s   (plan order, 2 channels)\n", "link", "segment", "policy",
-                "measured", "self", "error", "from fifo", "error");
-    for (double gbps : channelLinks) {
-        const QString segment = "2MiB";
-        const QString fifoProject = dir.filePath(QString("fifo-%1-%2.pacer").arg(gbps).arg(segment));
-        for (const QString& policy : channelPolicies) {
-            const QString project = dir.filePath(QString("ch2-%1-%2-%3.pacer").arg(policy).arg(gbps).arg(segment));
-            const QJsonObject cap = runCliJson({"capture", "--experiment", PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json",
-                                                "--out", project, "--policy", policy, "--segment-bytes", segment,
-                                                "--iterations", iterations, "--link-gbps", QString::number(gbps),
-                                                "--order", "plan", "--channels", "2", "--json"});
-            const double measured = cap["iter_ms"].toDouble();
-            if (measured <= 0) return 1;
-            const double self = runCliJson({"replay", "--project", project, "--policy", policy, "--segment-bytes",
-                                            segment, "--json"})["predicted_iter_ms"].toDouble();
-            const double cross = runCliJson({"replay", "--project", fifoProject, "--policy", policy, "--segment-bytes",
-                                             segment, "--channels", "2", "--json"})["predicted_iter_ms"].toDouble();
-            const double selfErr = (self - measured) / measured, crossErr = (cross - measured) / measured;
-            channelSelf.push_back(std::abs(selfErr));
-            channelCross.push_back(std::abs(crossErr));
-            std::printf("%8.1f %10s %14s %12.3f %12.3f %8.1f%% %12.3f %8.1f%%\n", gbps, qPrintable(segment),
-                        qPrintable(policy), measured, self, 100 * selfErr, cross, 100 * crossErr);
+
+    // Plan order with 2 channels (two units in flight), full mode only: each run replayed as itself, and predicted
+    // from a one-channel fifo run of the same link with --channels 2. Reported, not part of the goals above.
+    if (!quick) {
+        std::vector<double> channelSelf, channelCross;
+        const QString wide = PACER_SAMPLES_DIR "/experiments/mlp-wide-2rank.json";
+        std::printf("%8s %14s %12s %12s %9s %12s %9s   (plan order, 2 channels, mlp-wide-2rank)\n", "link", "policy",
+                    "measured", "self", "error", "from fifo", "error");
+        for (double gbps : {2.5, 10.0}) {
+            const QString fifoProject = dir.filePath(QString("mlp-wide-2rank-%1-1-fifo.pacer").arg(gbps));
+            for (const QString& policy : {QString("fifo"), QString("ddp"), QString("pace")}) {
+                const QString project = dir.filePath(QString("ch2-%1-%2.pacer").arg(policy).arg(gbps));
+                const double measured =
+                    capture(wide, project, policy, gbps, iterations, {"--order", "plan", "--channels", "2"});
+                if (measured <= 0) return 1;
+                const Prediction self = predict(project, policy);
+                const Prediction cross = predict(fifoProject, policy, {"--channels", "2"});
+                const double selfErr = (self.ms - measured) / measured, crossErr = (cross.ms - measured) / measured;
+                channelSelf.push_back(std::abs(selfErr));
+                channelCross.push_back(std::abs(crossErr));
+                std::printf("%8.1f %14s %12.3f %12.3f %8.1f%% %12.3f %8.1f%%\n", gbps, qPrintable(policy), measured,
+                            self.ms, 100 * selfErr, cross.ms, 100 * crossErr);
+            }
         }
+        std::printf("2 channels: self median %.1f%%, worst %.1f%%; from the 1-channel fifo run median %.1f%%, worst "
+                    "%.1f%% over %zu runs\n", 100 * median(channelSelf), 100 * worst(channelSelf),
+                    100 * median(channelCross), 100 * worst(channelCross), channelSelf.size());
     }
-    auto worst = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
-    std::printf("self-replay error: median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(selfErrors),
-                100 * worst(selfErrors), selfErrors.size());
-    std::printf("cross-policy error (from fifo): median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(crossErrors),
-                100 * worst(crossErrors), crossErrors.size());
-    std::printf("2 channels: self median %.1f%%, worst %.1f%%; from the 1-channel fifo run median %.1f%%, worst %.1f%% "
-                "over %zu runs\n", 100 * median(channelSelf), 100 * worst(channelSelf), 100 * median(channelCross),
-                100 * worst(channelCross), channelSelf.size());
+
+    std::printf("self-replay error: median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(tally.self),
+                100 * worst(tally.self), tally.self.size());
+    std::printf("cross-policy error (from fifo): median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(tally.cross),
+                100 * worst(tally.cross), tally.cross.size());
+    std::printf("policies >= 20%% apart: replay median %.1f%%, worst %.1f%%; policy-blind (fifo's own time) median "
+                "%.1f%%, worst %.1f%% over %zu runs\n", 100 * median(tally.distinctCross), 100 * worst(tally.distinctCross),
+                100 * median(tally.distinctBlind), 100 * worst(tally.distinctBlind), tally.distinctCross.size());
+    std::printf("band: measured inside in %d of %d predictions (%.0f%%), median width %.1f%% of the prediction\n",
+                tally.inBand, tally.predictions, tally.predictions ? 100.0 * tally.inBand / tally.predictions : 0.0,
+                100 * median(tally.widths));
+    std::printf("load average after: %s\n", qPrintable(loadAverage()));
+    const std::vector<std::string> missed = judge(tally);
+    for (const std::string& m : missed) std::printf("goal missed: %s\n", m.c_str());
+    if (missed.empty()) std::printf("all goals met\n");
     return 0;
 }

@@ -16,7 +16,7 @@ engine::ReplayResult replayOrThrow(const ReplaySource& s, const engine::PolicyCo
                                    const engine::WhatIf& whatIf, int iterations) {
     engine::SimOptions options;
     if (iterations > 0) options.iterations = iterations;
-    auto r = engine::replay(s.workload, s.cost, config, whatIf, options);
+    auto r = engine::replay(s.workload, s.cost, config, whatIf, options, s.iterations);
     if (!r.ok()) throw usageError(r.status().message());
     return std::move(r).value();
 }
@@ -24,6 +24,16 @@ engine::ReplayResult replayOrThrow(const ReplaySource& s, const engine::PolicyCo
 void printFigures(const char* label, const engine::SimFigures& f) {
     std::printf("%-24s %9.3f ms/iter  (compute %.3f, comm %.3f, exposed comm %.3f, overlap %.0f%%, lower bound %.3f)\n",
                 label, f.iter_ms, f.compute_ms, f.comm_ms, f.exposed_comm_ms, f.overlap * 100, f.lower_bound_ms);
+}
+
+// The prediction and its band (when the source was a run) as JSON fields.
+nlohmann::json predictionJson(const engine::ReplayResult& r) {
+    nlohmann::json j = figuresJson(r.sim.figures);
+    if (!r.band.iteration_ms.empty()) {
+        j["predicted_low_ms"] = r.band.low_ms;
+        j["predicted_high_ms"] = r.band.high_ms;
+    }
+    return j;
 }
 
 }  // namespace
@@ -63,7 +73,11 @@ int runReplay(const Args& args) {
         out["saved_run_id"] = runId.value();
     }
 
-    out.update(figuresJson(result.sim.figures));
+    out.update(predictionJson(result));
+    if (!source.iterations.empty()) {
+        out["band_iterations"] = result.band.iteration_ms.size();
+        out["set_aside_iterations"] = source.setAside;
+    }
     out["source"] = source.description;
     out["policy"] = app::policyConfigToJson(config);
     out["alpha_us"] = result.cost.alpha_ns / 1e3;
@@ -78,6 +92,10 @@ int runReplay(const Args& args) {
     std::printf("replay of %s\n", source.description.c_str());
     printFigures((config.name + " " + app::formatSize(static_cast<std::int64_t>(config.segment_bytes))).c_str(),
                  result.sim.figures);
+    if (!result.band.iteration_ms.empty())
+        std::printf("band                      %9.3f .. %.3f ms/iter  (from %zu iterations of the run, %zu set aside as "
+                    "outliers)\n", result.band.low_ms, result.band.high_ms, result.band.iteration_ms.size(),
+                    source.setAside.size());
     if (source.measuredIterMs > 0) std::printf("measured (as captured)    %9.3f ms/iter\n", source.measuredIterMs);
     if (out.contains("fusion"))
         std::printf("fusion search: %zu groups, %.3f -> %.3f ms/iter\n", config.fusion_groups.size(),
@@ -163,7 +181,7 @@ int runCompare(const Args& args) {
         if (isRun) {
             const ReplaySource s = loadRunSource(project, std::stoll(item));
             const engine::ReplayResult r = replayOrThrow(s, s.observedConfig, {}, 0);
-            row = figuresJson(r.sim.figures);
+            row = predictionJson(r);
             row["item"] = item;
             row["kind"] = "run";
             row["policy"] = s.observedPolicy;
@@ -182,7 +200,7 @@ int runCompare(const Args& args) {
                 config.segment_bytes = static_cast<std::size_t>(*bytes);
             }
             const engine::ReplayResult r = replayOrThrow(latest, config, {}, 0);
-            row = figuresJson(r.sim.figures);
+            row = predictionJson(r);
             row["item"] = item;
             row["kind"] = "replay";
             row["policy"] = config.name;
@@ -194,14 +212,20 @@ int runCompare(const Args& args) {
         printJson({{"project", project}, {"items", rows}});
         return 0;
     }
-    std::printf("%-20s %-8s %-14s %12s %12s %12s %9s\n", "item", "kind", "policy", "predicted ms", "measured ms",
-                "exposed ms", "overlap");
+    std::printf("%-20s %-8s %-14s %12s %19s %12s %12s %9s\n", "item", "kind", "policy", "predicted ms", "band ms",
+                "measured ms", "exposed ms", "overlap");
     for (const auto& row : rows) {
-        std::printf("%-20s %-8s %-14s %12.3f %12s %12.3f %8.0f%%\n", row["item"].get<std::string>().c_str(),
+        char band[64] = "-";
+        if (row.contains("predicted_low_ms"))
+            std::snprintf(band, sizeof band, "%.3f..%.3f", row["predicted_low_ms"].get<double>(),
+                          row["predicted_high_ms"].get<double>());
+        char measured[32] = "-";
+        if (row.contains("measured_iter_ms"))
+            std::snprintf(measured, sizeof measured, "%.3f", row["measured_iter_ms"].get<double>());
+        std::printf("%-20s %-8s %-14s %12.3f %19s %12s %12.3f %8.0f%%\n", row["item"].get<std::string>().c_str(),
                     row["kind"].get<std::string>().c_str(), row["policy"].get<std::string>().c_str(),
-                    row["predicted_iter_ms"].get<double>(),
-                    row.contains("measured_iter_ms") ? std::to_string(row["measured_iter_ms"].get<double>()).c_str() : "-",
-                    row["exposed_comm_ms"].get<double>(), row["overlap"].get<double>() * 100);
+                    row["predicted_iter_ms"].get<double>(), band, measured, row["exposed_comm_ms"].get<double>(),
+                    row["overlap"].get<double>() * 100);
     }
     return 0;
 }

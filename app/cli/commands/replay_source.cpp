@@ -45,15 +45,14 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     if (!trace.ok()) throw usageError(trace.status().message());
     engine::ObservedRun observed = app::observedFromTrace(trace.value());
     describeEngine(summary.value(), observed);
-    auto workload = engine::extractWorkload(observed);
-    if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
-                                         " cannot be replayed: " + workload.status().message());
-    auto cost = engine::fitCostModel(observed);
-    if (!cost.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
-                                     ": no link cost can be fitted: " + cost.status().message());
+    auto model = engine::modelObservedRun(observed);
+    if (!model.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
+                                      " cannot be replayed: " + model.status().message());
     ReplaySource s;
-    s.workload = std::move(workload).value();
-    s.cost = cost.value();
+    s.workload = std::move(model.value().workload);
+    s.cost = std::move(model.value().cost);
+    s.iterations = std::move(model.value().iterations);
+    s.setAside = std::move(model.value().set_aside);
     s.runId = trace.value().run_id;
     s.observedPolicy = trace.value().policy;
     s.observedConfig.name = trace.value().policy.empty() ? "fifo" : trace.value().policy;

@@ -16,6 +16,9 @@ namespace pacer::cli {
 struct ReplaySource {
     engine::Workload workload;
     engine::CostModel cost;
+    // A run's steady iterations, each on its own (for the band of a prediction); empty for a zoo profile.
+    std::vector<engine::IterationEstimate> iterations;
+    std::vector<int> setAside;  // the run's outlier iterations, left out of workload and cost
     std::string description;      // "project.pacer run 3 (fifo, 2 ranks)" or "zoo resnet50"
     std::string observedPolicy;   // the policy the run used, when it came from a run
     engine::PolicyConfig observedConfig;

@@ -564,15 +564,20 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
     // Never closer than 5% of the median: an iteration that close is not unusual, however steady the others were.
     const double spread = std::max(kOutlierSpread * 1.4826 * median(deviations), 0.05 * mid);
 
+    // An outlier is rare by definition: at most one iteration in ten, the farthest. Where more lie that far out, the
+    // machine stalls that often, the run to be predicted will too, and they belong in the means. Fewer than 5
+    // iterations say too little about what is usual to call one of them unusual.
+    std::vector<std::pair<double, int>> far;  // (distance, iteration)
+    for (const auto& [iteration, ms] : observed)
+        if (observed.size() >= 5 && std::abs(ms - mid) > spread) far.emplace_back(std::abs(ms - mid), iteration);
+    std::sort(far.rbegin(), far.rend());
+    far.resize(std::min(far.size(), observed.size() / 10));
     ObservedModel model;
+    for (const auto& [distance, iteration] : far) model.set_aside.push_back(iteration);
+    std::sort(model.set_aside.begin(), model.set_aside.end());
     std::vector<int> kept;
-    for (const auto& [iteration, ms] : observed) {
-        // Fewer than 5 iterations say too little about what is usual to call one of them unusual.
-        if (observed.size() >= 5 && spread > 0 && std::abs(ms - mid) > spread)
-            model.set_aside.push_back(iteration);
-        else
-            kept.push_back(iteration);
-    }
+    for (const auto& [iteration, ms] : observed)
+        if (!std::binary_search(model.set_aside.begin(), model.set_aside.end(), iteration)) kept.push_back(iteration);
     auto workload = extractWorkload(run, kept);
     if (!workload.ok()) return workload.status();
     auto cost = fitCostModel(run, kept);

@@ -75,7 +75,8 @@ struct IterationEstimate {
 // for tens of milliseconds; one such iteration in thirty moves a mean by several percent, and whether the source
 // run had one is luck. So the steady iterations whose observed time lies far from the others (more than
 // kOutlierSpread robust standard deviations, 1.4826 x the median absolute deviation, and more than 5% from the
-// median; judged only with 5 steady iterations or more) are set
+// median; judged only with 5 steady iterations or more; at most one in ten, the farthest: more than that is how
+// the machine is, and the predicted run will have them too) are set
 // aside, the workload and cost model are the means over the rest, and each kept iteration also becomes an
 // estimate of its own (`iterations`), from whose spread replay draws the band of a prediction.
 struct ObservedModel {

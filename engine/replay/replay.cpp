@@ -47,14 +47,22 @@ Result<PredictionBand> predictionBand(double predictedMs, const std::vector<Iter
         if (!f.ok()) return Status::error("iteration " + std::to_string(e.iteration) + ": " + f.status().message());
         band.iteration_ms.push_back(f.value().iter_ms);
     }
-    const double n = static_cast<double>(band.iteration_ms.size());
-    double mean = 0, squares = 0;
-    for (double p : band.iteration_ms) mean += p / n;
-    for (double p : band.iteration_ms) squares += (p - mean) * (p - mean);
-    const double sd = n > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
-    const double half = kBandSigmas * sd * std::sqrt(2.0 / n);
-    band.low_ms = std::min(predictedMs, mean) - half;
-    band.high_ms = std::max(predictedMs, mean) + half;
+    // Robust statistics: one iteration's cost fit rests on one collective per size, and a wild one (a collective
+    // that waited for a core) must not make the band cover everything.
+    std::vector<double> sorted = band.iteration_ms;
+    std::sort(sorted.begin(), sorted.end());
+    auto medianOf = [](const std::vector<double>& v) {
+        const std::size_t m = v.size() / 2;
+        return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+    };
+    const double mid = medianOf(sorted);
+    std::vector<double> deviations;
+    for (double p : sorted) deviations.push_back(std::abs(p - mid));
+    std::sort(deviations.begin(), deviations.end());
+    const double sigma = 1.4826 * medianOf(deviations);
+    const double half = kBandSigmas * sigma * std::sqrt(2.0 / static_cast<double>(sorted.size()));
+    band.low_ms = std::max(0.0, std::min(predictedMs, mid) - half);
+    band.high_ms = std::max(predictedMs, mid) + half;
     return band;
 }
 

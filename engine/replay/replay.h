@@ -44,7 +44,8 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
 // on its own (IterationEstimate), predicts a time; the measured time of a run is a mean over its iterations, so the
 // spread that matters is that of a mean: the band is the prediction +- kBandSigmas standard errors of the
 // per-iteration predictions, for the source run's mean and the predicted run's (hence sqrt(2 / n)), widened to
-// include the mean of the per-iteration predictions where it differs from the prediction of the means.
+// include their median where it differs from the prediction of the means. The spread is robust (1.4826 x the
+// median absolute deviation): one iteration's cost fit rests on one collective per size, and can be wild.
 struct PredictionBand {
     double low_ms = 0;
     double high_ms = 0;

@@ -277,9 +277,13 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             if (!unit) {
                 if (afterRound) {
                     // The round found nothing to send; it kept the comm thread busy all the same, and news that came
-                    // meanwhile waits for the next round.
-                    now += roundNs;
+                    // meanwhile waits for the next round. The policy is asked again at its end (a held-back unit
+                    // may be due by then).
                     afterRound = false;
+                    if (roundNs > 0) {
+                        now += roundNs;
+                        continue;
+                    }
                 }
                 if (delivered < ready.size() && ready[delivered].time <= now) {
                     // Readiness rides on the units: what became ready during the last one is heard only now, in a

@@ -103,6 +103,7 @@ std::vector<std::string> judge(const Tally& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each point as it is measured: a full run takes minutes
     const bool quick = quickMode(argc, argv);
     int rounds = quick ? 1 : 2;
     QString iterations = quick ? "20" : "40";

@@ -46,6 +46,12 @@ TimelineView::TimelineView(QWidget* parent)
         viewport()->update();
     });
     connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+    // A large run's window arrived: the old window's event indices mean nothing in the new one.
+    connect(m_model, &TimelineModel::windowChanged, this, [this] {
+        setHovered(-1);
+        selectEvent(-1);
+        viewport()->update();
+    });
     m_foldHatch = QBrush(QColor(0x11, 0x18, 0x27, 60), Qt::BDiagPattern);
     m_drawItems.reserve(4096);
     m_hitItems.reserve(256);
@@ -228,6 +234,8 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.drawText(viewport()->rect(), Qt::AlignCenter | Qt::TextWordWrap, m_emptyText);
         return;
     }
+    // A large run reads what this range needs in the background (no-op when it has it) and repaints then.
+    m_model->requestRange(a.start, a.end, a.nsPerPixel());
     paintLanes(p, a);
     paintHeader(p);
     paintRuler(p, a);
@@ -283,7 +291,7 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
         const QRectF rect(d.x0, lr.top() + 1, std::max(1.0, d.x1 - d.x0), kLaneHeight - 2);
         const QColor colour = QColor::fromRgb(d.colour);
         p.fillRect(rect, colour);
-        if (d.count > 1) {
+        if (d.count > 1 || d.isSummary()) {
             p.fillRect(rect, m_foldHatch);
             continue;
         }
@@ -310,6 +318,8 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
     // Hover and selection outlines on top.
     p.setBrush(Qt::NoBrush);
     for (const DrawItem& d : m_drawItems) {
+        if (d.isSummary())
+            continue;
         const int event = lanes.lane(d.lane).events[static_cast<std::size_t>(d.first)];
         const bool selected = event == m_selectedEvent && d.count == 1;
         const bool hovered = event == m_hoveredEvent;
@@ -465,7 +475,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
     }
     DrawItem item;
     if (drawItemAt(pos, &item)) {
-        setHovered(m_model->lane(item.lane).events[static_cast<std::size_t>(item.first)]);
+        setHovered(item.isSummary() ? -1 : m_model->lane(item.lane).events[static_cast<std::size_t>(item.first)]);
         QToolTip::showText(event->globalPosition().toPoint(), m_model->drawItemDetails(item), viewport());
     } else {
         setHovered(-1);
@@ -486,7 +496,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
         return;
     }
     DrawItem item;
-    if (drawItemAt(event->position().toPoint(), &item) && item.count == 1)
+    if (drawItemAt(event->position().toPoint(), &item) && item.count == 1 && !item.isSummary())
         selectEvent(m_model->lane(item.lane).events[static_cast<std::size_t>(item.first)]);
     else
         selectEvent(-1);
@@ -497,6 +507,11 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent* event)
     DrawItem item;
     if (!drawItemAt(event->position().toPoint(), &item))
         return;
+    if (item.isSummary()) {
+        const std::int64_t margin = std::max<std::int64_t>((item.t1 - item.t0) / 10, 1);
+        m_zoom->setVisibleRange(item.t0 - margin, item.t1 + margin);
+        return;
+    }
     const auto& events = m_model->trace()->events;
     const auto& lane = m_model->lane(item.lane);
     const std::int64_t start = events[static_cast<std::size_t>(lane.events[static_cast<std::size_t>(item.first)])].start;

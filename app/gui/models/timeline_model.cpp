@@ -436,6 +436,45 @@ void TimelineModel::setWindow(std::shared_ptr<const TimelineIndex> index)
     emit windowChanged();
 }
 
+bool TimelineModel::holdsEventsOf(std::int64_t t0, std::int64_t t1) const
+{
+    if (!m_index->large)
+        return true;
+    const LargeRunWindow& w = m_index->window;
+    if (!(w.end > w.start && w.start <= t0 && t1 <= w.end))
+        return false;
+    for (const SummaryLevelCells& cells : w.cells)
+        if (cells.width > 0)
+            return false;  // this lane's range is held as a summary
+    return true;
+}
+
+int TimelineModel::findNext(const QString& text, std::int64_t after) const
+{
+    if (!m_index->trace || text.isEmpty())
+        return -1;
+    std::vector<char> matches(m_index->names.size(), 0);
+    bool any = false;
+    for (std::size_t id = 0; id < m_index->names.size(); ++id)
+        any |= (matches[id] = m_index->names[id].contains(text, Qt::CaseInsensitive)) != 0;
+    if (!any)
+        return -1;
+    const auto& events = m_index->trace->events;
+    int best = -1, first = -1;
+    for (const Lane& lane : m_index->lanes) {
+        for (const int e : lane.events) {
+            if (!matches[static_cast<std::size_t>(m_index->nameOfEvent[static_cast<std::size_t>(e)])])
+                continue;
+            const std::int64_t start = events[static_cast<std::size_t>(e)].start;
+            if (first < 0 || start < events[static_cast<std::size_t>(first)].start)
+                first = e;
+            if (start > after && (best < 0 || start < events[static_cast<std::size_t>(best)].start))
+                best = e;
+        }
+    }
+    return best >= 0 ? best : first;
+}
+
 int TimelineModel::eventAt(int laneIndex, std::int64_t t, std::int64_t slackNs) const
 {
     if (!m_index->trace || laneIndex < 0 || laneIndex >= laneCount())

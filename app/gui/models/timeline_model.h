@@ -134,6 +134,13 @@ public:
     // Installs a window read elsewhere (the benchmark reads synchronously); lanes stay the same.
     void setWindow(std::shared_ptr<const TimelineIndex> index);
 
+    // Whether every event overlapping [t0, t1) is in trace(): always for a run held whole; for a large run when
+    // its window holds the events of a range that covers it.
+    bool holdsEventsOf(std::int64_t t0, std::int64_t t1) const;
+    // The first event on a lane, by start after `after`, whose name contains text (case-insensitive); wraps
+    // around to the earliest; -1 when none (a large run searches the events it holds).
+    int findNext(const QString& text, std::int64_t after) const;
+
     // The event (index into trace().events) of the lane covering time t, or within slackNs of it; -1 if none.
     int eventAt(int lane, std::int64_t t, std::int64_t slackNs) const;
 

@@ -7,6 +7,7 @@
 #include "app/gui/models/event_style.h"
 #include "app/gui/models/project_loader.h"
 #include "app/gui/models/zoom_state.h"
+#include "app/gui/timeline_tools.h"
 #include "app/gui/timeline_view.h"
 
 #if PACER_GUI_HAVE_LAUNCHER
@@ -37,11 +38,15 @@
 
 #include <algorithm>
 
-namespace pacer::gui {
+// The icons are compiled into the static widgets library, whose resource initialiser the linker drops when
+// nothing refers to it ("Cannot open file ':/pacer/icons/run.svg'"): register them before the first icon.
+static void initPacerResources() { Q_INIT_RESOURCE(pacer); }
 
+namespace pacer::gui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
+    initPacerResources();
     setObjectName(QStringLiteral("mainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/pacer/icons/pacer.svg")));
 
@@ -179,6 +184,7 @@ void MainWindow::createActions()
     bar->addAction(m_cancelAction);
     bar->addSeparator();
     bar->addAction(m_zoomFitAction);
+    addTimelineTools(this, m_timeline, bar, view);
 }
 
 void MainWindow::setExperiment(const QString& experimentPath, const QString& projectPath)

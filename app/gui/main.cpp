@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -48,9 +49,19 @@ int main(int argc, char** argv)
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Open the project, save the window as a PNG, and quit."),
                                         QStringLiteral("png"));
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QStringLiteral("With --screenshot: timeline (default) or analysis (the analysis panel "
+                                                 "under the timeline, the critical path outlined)."),
+                                  QStringLiteral("name"), QStringLiteral("timeline"));
     parser.addOption(experiment);
     parser.addOption(screenshot);
+    parser.addOption(view);
     parser.process(app);
+    const QString viewName = parser.value(view);
+    if (viewName != QLatin1String("timeline") && viewName != QLatin1String("analysis")) {
+        std::fprintf(stderr, "pacer: error: --view must be timeline or analysis, not '%s'\n", qPrintable(viewName));
+        return 2;
+    }
 
     QString projectPath = parser.positionalArguments().value(0);
     QString experimentPath = parser.isSet(experiment) ? parser.value(experiment) : findSampleExperiment();
@@ -68,6 +79,11 @@ int main(int argc, char** argv)
 
     if (parser.isSet(screenshot)) {
         const QString out = parser.value(screenshot);
+        if (viewName == QLatin1String("analysis")) {
+            window.resize(1600, 900);
+            if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("analysisDock")))
+                dock->show();
+        }
         auto grab = [&window, out] {
             const bool ok = window.grab().save(out);
             std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "pacer: error: cannot write %s\n", qPrintable(out));

@@ -212,7 +212,7 @@ void criticalPath(const RunTrace& trace, const std::map<int, int>& rankOfTrack, 
     cp.rank = rank;
     cp.length_ns = path.back()->end - path.front()->start;
     for (const TraceEvent* e : path) {
-        cp.steps.push_back({rank, e->kind, e->name, e->start, e->end});
+        cp.steps.push_back({rank, e->track, e->kind, e->name, e->start, e->end});
         if (isCompute(*e)) cp.compute_ns += e->end - e->start;
         if (isCommunication(*e)) cp.comm_ns += e->end - e->start;
     }

@@ -52,6 +52,7 @@ struct NameStats {
 
 struct PathStep {
     int rank = 0;
+    int track = 0;
     EventKind kind = EventKind::Forward;
     std::string name;
     std::int64_t start = 0;

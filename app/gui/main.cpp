@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -50,15 +51,18 @@ int main(int argc, char** argv)
                                         QStringLiteral("Open the project, save the window as a PNG, and quit."),
                                         QStringLiteral("png"));
     const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("With --screenshot: timeline (default) or schedule (the editor, after its replay)."),
+                                  QStringLiteral("With --screenshot: timeline (default), schedule (the editor, after its replay) "
+                                                 "or analysis (the analysis panel under the timeline, the critical path "
+                                                 "outlined)."),
                                   QStringLiteral("name"), QStringLiteral("timeline"));
     parser.addOption(experiment);
     parser.addOption(screenshot);
     parser.addOption(view);
     parser.process(app);
     const QString viewName = parser.value(view);
-    if (viewName != QLatin1String("timeline") && viewName != QLatin1String("schedule")) {
-        std::fprintf(stderr, "pacer: error: --view must be timeline or schedule, not '%s'\n", qPrintable(viewName));
+    if (viewName != QLatin1String("timeline") && viewName != QLatin1String("schedule") &&
+        viewName != QLatin1String("analysis")) {
+        std::fprintf(stderr, "pacer: error: --view must be timeline, schedule or analysis, not '%s'\n", qPrintable(viewName));
         return 2;
     }
 
@@ -78,6 +82,11 @@ int main(int argc, char** argv)
 
     if (parser.isSet(screenshot)) {
         const QString out = parser.value(screenshot);
+        if (viewName == QLatin1String("analysis")) {
+            window.resize(1600, 900);
+            if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("analysisDock")))
+                dock->show();
+        }
         auto grab = [&window, out] {
             const bool ok = window.grab().save(out);
             std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "pacer: error: cannot write %s\n", qPrintable(out));

@@ -185,6 +185,7 @@ void MainWindow::createActions()
     bar->addSeparator();
     bar->addAction(m_zoomFitAction);
     addTimelineTools(this, m_timeline, bar, view);
+    addAnalysisPanel(this, m_timeline, view);
 }
 
 void MainWindow::setExperiment(const QString& experimentPath, const QString& projectPath)

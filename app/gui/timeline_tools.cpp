@@ -1,5 +1,6 @@
 #include "app/gui/timeline_tools.h"
 
+#include "app/gui/analysis_panel.h"
 #include "app/gui/range_stats_panel.h"
 #include "app/gui/timeline_view.h"
 
@@ -54,6 +55,23 @@ RangeStatsPanel* addTimelineTools(QMainWindow* window, TimelineView* timeline, Q
         find->setStyleSheet(found || find->text().isEmpty() ? QString() : QStringLiteral("background: #fde2e2"));
         find->setToolTip(found ? QString() : QObject::tr("No event's name contains \"%1\"").arg(find->text()));
     });
+    return panel;
+}
+
+AnalysisPanel* addAnalysisPanel(QMainWindow* window, TimelineView* timeline, QMenu* menu)
+{
+    auto* panel = new AnalysisPanel(timeline);
+    auto* dock = new QDockWidget(QObject::tr("Analysis"), window);
+    dock->setObjectName(QStringLiteral("analysisDock"));
+    dock->setWidget(panel);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
+    window->addDockWidget(Qt::BottomDockWidgetArea, dock);
+    dock->hide();
+    QObject::connect(timeline->model(), &QAbstractItemModel::modelReset, panel, &AnalysisPanel::refresh);
+    QAction* toggle = dock->toggleViewAction();
+    toggle->setText(QObject::tr("&Analysis"));
+    menu->addAction(toggle);
+    panel->refresh();
     return panel;
 }
 

@@ -237,6 +237,7 @@ void TimelineView::paintEvent(QPaintEvent*)
     // A large run reads what this range needs in the background (no-op when it has it) and repaints then.
     m_model->requestRange(a.start, a.end, a.nsPerPixel());
     paintLanes(p, a);
+    paintPath(p, a);
     paintRange(p, a);
     paintHeader(p);
     paintRuler(p, a);
@@ -344,6 +345,40 @@ void TimelineView::paintRange(QPainter& p, const TimeAxis& a)
     p.setPen(QColor(0x25, 0x63, 0xeb, 160));
     p.drawLine(QPointF(x0, kRulerHeight), QPointF(x0, viewport()->height()));
     p.drawLine(QPointF(x1, kRulerHeight), QPointF(x1, viewport()->height()));
+}
+
+void TimelineView::setPath(std::vector<PathMark> path)
+{
+    m_path = std::move(path);
+    viewport()->update();
+}
+
+void TimelineView::paintPath(QPainter& p, const TimeAxis& a)
+{
+    if (m_path.empty())
+        return;
+    p.save();
+    p.setClipRect(QRect(m_headerWidth, kRulerHeight, viewport()->width() - m_headerWidth, viewport()->height() - kRulerHeight));
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(QColor(0xea, 0x58, 0x0c), 2.0));
+    QPointF previous(-1, -1);
+    for (const PathMark& mark : m_path) {
+        int lane = -1;
+        for (int i = 0; i < m_model->laneCount() && lane < 0; ++i)
+            if (m_model->lane(i).track == mark.track)
+                lane = i;
+        if (lane < 0)
+            continue;
+        const QRect lr = laneRect(lane);
+        const double x0 = std::clamp(a.toX(mark.start), a.left - 4, a.left + a.width + 4);
+        const double x1 = std::clamp(a.toX(mark.end), a.left - 4, a.left + a.width + 4);
+        p.drawRect(QRectF(x0, lr.top() + 1, std::max(2.0, x1 - x0), kLaneHeight - 2));
+        if (previous.x() >= 0)
+            p.drawLine(previous, QPointF(x0, lr.center().y()));  // the dependency this span waited for
+        previous = QPointF(x1, lr.center().y());
+    }
+    p.restore();
 }
 
 void TimelineView::selectRange(std::int64_t t0, std::int64_t t1)

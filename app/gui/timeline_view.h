@@ -23,6 +23,13 @@ namespace pacer::gui {
 
 class ZoomState;
 
+// A span outlined on the timeline (the analysis' critical path), by track.
+struct PathMark {
+    int track = 0;
+    std::int64_t start = 0;
+    std::int64_t end = 0;
+};
+
 class TimelineView : public QAbstractScrollArea {
     Q_OBJECT
 public:
@@ -66,6 +73,9 @@ public:
     std::int64_t rangeEnd() const { return m_rangeEnd; }
     // Selects [t0, t1) and emits rangeSelected; t1 <= t0 clears the range (rangeCleared).
     void selectRange(std::int64_t t0, std::int64_t t1);
+    // Outlines these spans, joined in order (an iteration's critical path); empty clears.
+    void setPath(std::vector<PathMark> path);
+    const std::vector<PathMark>& path() const { return m_path; }
     // F: shows the selected range, else the selected event, else the whole run.
     void fitSelection();
     // Selects the next event (by start, after the one selected or the view's start) whose name contains text,
@@ -113,6 +123,7 @@ private:
     void paintLanes(QPainter& p, const TimeAxis& axis);
     void paintHeader(QPainter& p);
     void paintRange(QPainter& p, const TimeAxis& axis);
+    void paintPath(QPainter& p, const TimeAxis& axis);
     std::int64_t zoomAnchor() const;  // the time under the cursor, or the view's centre
 
     TimelineModel* m_model = nullptr;
@@ -142,6 +153,7 @@ private:
     std::int64_t m_rangeAnchor = 0;                // where a range drag started
     std::int64_t m_rangeStart = 0;
     std::int64_t m_rangeEnd = 0;
+    std::vector<PathMark> m_path;
     int m_hoveredEvent = -1;
     int m_cursorX = -1;                  // the mouse's x over the lanes, for the cursor line; -1 when away
     QString m_cursorLabel;               // the time under it, set on mouse move

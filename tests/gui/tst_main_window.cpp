@@ -8,6 +8,9 @@
 #include "app/gui/models/zoom_state.h"
 #include "app/gui/timeline_view.h"
 #include "tests/gui/trace_fixture.h"
+#include "tests/profiler/analysis_fixture.h"
+#include "app/gui/analysis_panel.h"
+#include "app/gui/models/analysis_model.h"
 
 #if PACER_GUI_HAVE_STORE
 #include "profiler/project.h"
@@ -271,6 +274,41 @@ private slots:
         QTest::keyClick(find, Qt::Key_Return);
         QCOMPARE(view()->selectedEvent(), second);  // nothing found: nothing changes
         QVERIFY(!find->toolTip().isEmpty());
+    }
+
+    // The analysis panel on the hand-timed iteration: the figures worked out in analysis_fixture.h (the same
+    // ones tst_analyze reads from pacer-cli analyze --json), and the critical path outlined on the timeline.
+    void analysisPanelShowsHandComputedFigures()
+    {
+        auto* panel = m_window->findChild<AnalysisPanel*>();
+        QVERIFY(panel);
+        QAbstractItemModelTester tester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m_window->showRun(std::make_shared<const pacer::profiler::RunTrace>(pacer::profiler::testing::handTimedIteration()),
+                          ProjectOverview{});
+        const AnalysisModel* model = panel->model();
+        QCOMPARE(model->rowCount(), 2);
+        auto value = [model](int row, int column) { return model->index(row, column).data(AnalysisModel::ValueRole); };
+        QCOMPARE(value(0, AnalysisModel::ComputeColumn).toLongLong(), 70'000);
+        QCOMPARE(value(0, AnalysisModel::ExposedCommColumn).toLongLong(), 20'000);
+        QCOMPARE(value(0, AnalysisModel::IdleColumn).toLongLong(), 10'000);
+        QCOMPARE(value(0, AnalysisModel::OverlapColumn).toDouble(), 50.0);
+        QCOMPARE(value(1, AnalysisModel::ComputeColumn).toLongLong(), 80'000);
+        QCOMPARE(value(1, AnalysisModel::ExposedCommColumn).toLongLong(), 13'000);
+        QCOMPARE(value(1, AnalysisModel::IdleColumn).toLongLong(), 17'000);
+        QCOMPARE(value(1, AnalysisModel::OverlapColumn).toDouble(), 100.0 * 18 / 31);
+        QCOMPARE(value(1, AnalysisModel::LateStartsColumn).toInt(), 2);
+        QVERIFY(model->index(1, AnalysisModel::RankColumn).data().toString().contains(QLatin1String("straggler")));
+        QVERIFY2(panel->summary().contains(QLatin1String("Straggler: rank 1")), qPrintable(panel->summary()));
+        // The path: F0 F1 B1 B0 on rank 1's compute track (2), AR t0 on its comm track (3), then the optimizer.
+        const auto& path = view()->path();
+        QCOMPARE(path.size(), std::size_t{6});
+        QCOMPARE(path[4].track, 3);
+        QCOMPARE(path[4].start, qint64(75'000));
+        QCOMPARE(path[5].track, 2);
+        QCOMPARE(path[5].end, qint64(100'000));
+        m_window->showRun(std::shared_ptr<const pacer::profiler::RunTrace>{}, ProjectOverview{});
+        QCOMPARE(model->rowCount(), 0);
+        QVERIFY(view()->path().empty());
     }
 
     void everyToolbarIconLoads()

@@ -54,6 +54,8 @@ const std::vector<Command>& commands() {
          "runs    --project PROJECT [--rename ID --label TEXT | --delete ID | --annotate ID --note TEXT] [--json]",
          {{"project", "rename", "label", "delete", "annotate", "note"}, {"json"}, false},
          runRuns},
+        {"analyze", "analyze --project PROJECT [--run ID] [--iteration K] [--json]",
+         {{"project", "run", "iteration"}, {"json"}, false}, runAnalyze},
         {"zoo", "zoo     list [--json]", {{}, {"json"}, true}, runZoo},
         {"bench",
          "bench   allreduce [--algorithm A] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S] [--channels C]\n"

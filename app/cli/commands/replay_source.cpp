@@ -1,6 +1,7 @@
 #include "app/cli/commands/replay_source.h"
 
 #include "app/cli/commands/commands.h"
+#include "app/common/bounded_json.h"
 #include "app/common/policy_json.h"
 #include "app/common/trace_conversion.h"
 #include "engine/replay/observed_run.h"
@@ -25,8 +26,10 @@ namespace {
 void describeEngine(const profiler::RunSummary& run, engine::ObservedRun& observed) {
     observed.readiness_rides_on_units = false;
     observed.channels = 1;
-    const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
-    if (run.backend != "cpu" || !experiment.is_object()) return;
+    std::string ignored;  // an experiment that does not parse says nothing about the engine: the defaults stand
+    const auto parsed = app::parseBoundedJson(run.experiment_json, &ignored);
+    if (run.backend != "cpu" || !parsed || !parsed->is_object()) return;
+    const nlohmann::json& experiment = *parsed;
     const std::string order = experiment.value("order", std::string("dynamic"));
     observed.readiness_rides_on_units = order == "dynamic";
     const auto channels = experiment.find("channels");
@@ -103,10 +106,11 @@ engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base) {
     if (auto file = args.value("priorities")) {
         std::ifstream in(*file);
         if (!in) throw usageError(*file + ": cannot be read");
-        nlohmann::json j;
+        std::string why;
+        const auto j = app::parseBoundedJson(in, &why);
+        if (!j) throw usageError(*file + ": not valid JSON (" + why + ")");
         try {
-            j = nlohmann::json::parse(in);
-            base.priorities = j.is_object() ? j.at("priorities").get<std::vector<int>>() : j.get<std::vector<int>>();
+            base.priorities = j->is_object() ? j->at("priorities").get<std::vector<int>>() : j->get<std::vector<int>>();
         } catch (const nlohmann::json::exception& e) {
             throw usageError(*file + ": expected a JSON array of priorities, one per tensor (" + e.what() + ")");
         }

@@ -17,7 +17,7 @@ struct RunInfo {
     std::int64_t started_ns = 0;  // wall clock (ns since the epoch)
     // Rank files only: names the one capture every rank file of a run belongs to (the launcher's PACER_RUN_KEY,
     // else the run directory), so merge can refuse files of different runs that happen to share settings.
-    std::string run_key;
+    std::string run_key{};
 };
 
 }  // namespace pacer::profiler

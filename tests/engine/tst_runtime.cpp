@@ -265,8 +265,11 @@ private slots:
         for (const CommEvent& e : events)
             if (e.unit.pieces.front().tensor == 1 && e.start > readyAt && e.start < urgentStart) ++overtaken;
         if (preempts) {
-            // It starts at the next segment boundary: at most the segment already decided goes first.
-            QVERIFY2(overtaken <= 1, qPrintable(QString("%1 segments went first").arg(overtaken)));
+            // It starts at a segment boundary: on CPU ranks readiness rides on each unit and is sampled as the unit
+            // starts, so the segment decided before the flag was sampled goes first, and one more when the two ranks
+            // announce it on either side of a boundary (rank 1 samples before it announces, rank 0 after). Without
+            // preemption the 14 or so segments left would all go first.
+            QVERIFY2(overtaken <= 2, qPrintable(QString("%1 segments went first").arg(overtaken)));
             QVERIFY(urgentStart < largeEnd);
         } else {
             QVERIFY(urgentStart >= largeEnd);

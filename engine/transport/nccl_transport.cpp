@@ -160,20 +160,22 @@ private:
         return Status::error(error_);
     }
 
-    Status fail(const std::string& what, ncclResult_t r) {
-        setError("rank " + std::to_string(options_.rank) + ": " + what + " failed: " + ncclGetErrorString(r) + "; " +
-                 heartbeat_->diagnose());
+    // On the comm thread: the message, then the flag, then the communicator is aborted.
+    Status failWith(const std::string& message) {
+        setError(message);
         failed_ = true;
         if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
         return failure();
     }
 
+    Status fail(const std::string& what, ncclResult_t r) {
+        return failWith("rank " + std::to_string(options_.rank) + ": " + what + " failed: " + ncclGetErrorString(r) +
+                        "; " + heartbeat_->diagnose());
+    }
+
     Status timedOut(const std::string& what) {
-        setError("rank " + std::to_string(options_.rank) + ": " + what + " did not finish within " +
-                 std::to_string(options_.timeout.count()) + " ms: " + heartbeat_->diagnose());
-        failed_ = true;
-        if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
-        return failure();
+        return failWith("rank " + std::to_string(options_.rank) + ": " + what + " did not finish within " +
+                        std::to_string(options_.timeout.count()) + " ms: " + heartbeat_->diagnose());
     }
 
     Status waitComm(const std::string& what) {

@@ -71,6 +71,12 @@ std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
 
 const char* tableForKind(EventKind kind) { return kindTable(kind).table; }
 
+std::int64_t addSaturating(std::int64_t a, std::int64_t b) {
+    std::int64_t sum = 0;
+    if (!__builtin_add_overflow(a, b, &sum)) return sum;
+    return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+}
+
 Status validateRun(const RunTrace& trace, const std::string& where) {
     std::unordered_set<int> trackIds;
     for (const Track& t : trace.tracks) {
@@ -82,6 +88,9 @@ Status validateRun(const RunTrace& trace, const std::string& where) {
     for (const TensorRecord& t : trace.tensors) {
         if (!tensorIds.insert(t.id).second) return errorStatus(where + ": duplicate tensor id " + std::to_string(t.id));
         if (t.elements < 0) return errorStatus(where + ": tensor " + t.name + " has a negative size");
+        if (t.layer < -1 || t.layer > kMaxLayer)
+            return errorStatus(where + ": tensor " + t.name + " has layer " + std::to_string(t.layer) + ", outside -1.." +
+                               std::to_string(kMaxLayer));
     }
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
         const TraceEvent& e = trace.events[i];
@@ -91,6 +100,9 @@ Status validateRun(const RunTrace& trace, const std::string& where) {
         if (e.start < -kMaxAbsTime || e.start > kMaxAbsTime || e.end < -kMaxAbsTime || e.end > kMaxAbsTime)
             return errorStatus(at + ": time out of range");
         if (e.end < e.start) return errorStatus(at + ": ends before it starts");
+        if (static_cast<std::uint64_t>(e.end) - static_cast<std::uint64_t>(e.start) > std::uint64_t(kMaxAbsTime)) return errorStatus(at + ": lasts longer than 2^62 ns");
+        if (e.layer < -1 || e.layer > kMaxLayer)
+            return errorStatus(at + ": layer " + std::to_string(e.layer) + " outside -1.." + std::to_string(kMaxLayer));
         if (e.bytes < 0) return errorStatus(at + ": negative byte count");
     }
     return okStatus();
@@ -243,7 +255,7 @@ Status insertSummary(sql::Db& db, std::int64_t runId, const std::vector<TraceEve
                 if (buckets.empty() || buckets.back().index != b) buckets.push_back({b, 0, 0, -1, e.kind});
                 Bucket& cur = buckets.back();
                 ++cur.count;
-                cur.busy += d;
+                cur.busy = addSaturating(cur.busy, d);
                 if (d > cur.peak) { cur.peak = d; cur.peakKind = e.kind; }
             }
             if (buckets.size() * 4 > n) continue;

@@ -89,4 +89,7 @@ inline constexpr int kSummaryLevels = 14;
 // Which table holds events of a kind (Nsight Systems' names for GPU activity).
 const char* tableForKind(EventKind kind);
 
+// a + b, held at the int64 limits instead of overflowing: busy time summed over spans of up to 2^62 ns each.
+std::int64_t addSaturating(std::int64_t a, std::int64_t b);
+
 }  // namespace pacer::profiler::store

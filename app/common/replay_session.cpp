@@ -1,5 +1,6 @@
 #include "app/common/replay_session.h"
 
+#include "app/common/bounded_json.h"
 #include "app/common/trace_conversion.h"
 #include "engine/replay/observed_run.h"
 #include "engine/replay/zoo.h"
@@ -41,7 +42,9 @@ std::string experimentKeyOf(const profiler::RunSummary& run, const nlohmann::jso
 
 engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrace> trace,
                                          const profiler::RunSummary& summary, const std::string& where) {
-    const auto experiment = nlohmann::json::parse(summary.experiment_json, nullptr, false);
+    std::string ignored;  // an experiment that does not parse says nothing about the engine: the defaults stand
+    auto parsed = parseBoundedJson(summary.experiment_json, &ignored);
+    const nlohmann::json experiment = parsed ? std::move(*parsed) : nlohmann::json(nlohmann::json::value_t::discarded);
     engine::ObservedRun observed = observedFromTrace(*trace);
     describeEngine(summary, experiment, observed);
     const std::string runName = where + " run " + std::to_string(trace->run_id);

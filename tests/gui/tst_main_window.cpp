@@ -550,9 +550,9 @@ private slots:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("reason");  // a word the message must contain, so it says why
-        QTest::newRow("text file") << "text" << "";
-        QTest::newRow("missing file") << "missing" << "";
-        QTest::newRow("foreign SQLite database") << "foreign" << "";
+        QTest::newRow("text file") << "text" << "not an SQLite file";
+        QTest::newRow("missing file") << "missing" << "no such file";
+        QTest::newRow("foreign SQLite database") << "foreign" << "not a Pacer project";
         QTest::newRow("newer Pacer project") << "newer" << "newer";
     }
     void unreadableProjectKeepsCurrentRun()

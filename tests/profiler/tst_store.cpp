@@ -7,6 +7,7 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QTemporaryDir>
+#include <limits>
 #include <thread>
 
 #include "profiler/clock.h"
@@ -208,6 +209,47 @@ private slots:
         QCOMPARE(fileHash(QString::fromStdString(project)), before);
     }
 
+    // Two rank files with the same policy and rank count but from different runs must not become one run.
+    void mergeRefusesRankFilesOfDifferentRuns_data() {
+        QTest::addColumn<QString>("otherKey");
+        QTest::addColumn<QString>("otherExperiment");
+        QTest::addColumn<QString>("refusal");  // empty: the merge must succeed
+        QTest::newRow("one run") << "run-a" << R"({"seed":1})" << "";
+        QTest::newRow("another run, same settings") << "run-b" << R"({"seed":1})" << "belong to different runs";
+        QTest::newRow("same key, another experiment") << "run-a" << R"({"seed":2})" << "experiments differ";
+    }
+    void mergeRefusesRankFilesOfDifferentRuns() {
+        QFETCH(QString, otherKey);
+        QFETCH(QString, otherExperiment);
+        QFETCH(QString, refusal);
+        static int row = 0;
+        const std::string tag = std::to_string(++row);
+        auto writeRank = [&](int rank, const std::string& key, const std::string& experiment) -> Result<std::string> {
+            const std::string file = path(("other-run-" + tag + "-rank" + std::to_string(rank) + ".pacer").c_str());
+            RunInfo info{"two runs", "fifo", experiment, 4096, 2, 1, "cpu", wallClockNs()};
+            info.run_key = key;
+            PROFILER_ASSIGN_OR_RETURN(auto writer, RankFileWriter::create(file, info, rank));
+            CpuTracer tracer(rank);
+            const int track = tracer.addTrack(TrackKind::Compute, "compute");
+            tracer.record(EventKind::Forward, track, tracer.internName("fc0"), 100, 200, 0, 0);
+            PROFILER_RETURN_IF_ERROR(writer->flush(tracer));
+            PROFILER_RETURN_IF_ERROR(writer->close());
+            return file;
+        };
+        auto a = writeRank(0, "run-a", R"({"seed":1})");
+        auto b = writeRank(1, otherKey.toStdString(), otherExperiment.toStdString());
+        QVERIFY2(a.ok() && b.ok(), "rank files");
+        const std::string project = path(("two-runs-" + tag + ".pacer").c_str());
+        auto merged = mergeRankFiles({*a, *b}, project);
+        if (refusal.isEmpty()) {
+            QVERIFY2(merged.ok(), merged.message().c_str());
+            return;
+        }
+        QVERIFY(!merged.ok());
+        QVERIFY2(QString::fromStdString(merged.message()).contains(refusal), merged.message().c_str());
+        QVERIFY(!QFile::exists(QString::fromStdString(project)));
+    }
+
     void runManagement() {
         const std::string project = path("manage.pacer");
         auto a = writeRun(project, makeRun(1, 1, 2), RunInfo{});
@@ -281,6 +323,33 @@ private slots:
         QCOMPARE(peakKind, EventKind::Wait);
         QVERIFY(!readTrackSummary(project, *id, 0, 10, 5, 4).ok());
         QVERIFY(!readTrackSummary(project, *id, 0, 0, 10, 0).ok());
+    }
+
+    // Eight spans of almost 2^62 ns each on one track: their busy time passes int64 and must stop at its limit,
+    // whether the zoom reads the stored summary or the events.
+    void trackSummaryBusyTimeSaturates_data() {
+        QTest::addColumn<qint64>("t1");
+        QTest::newRow("from the events (a bucket finer than any stored level)") << qint64{8};
+        QTest::newRow("from the stored summary") << qint64{1'000'000};
+    }
+    void trackSummaryBusyTimeSaturates() {
+        QFETCH(qint64, t1);
+        RunTrace t;
+        t.tracks.push_back(Track{0, 0, TrackKind::Comm, "comm"});
+        for (int i = 0; i < 8; ++i) {
+            TraceEvent e;
+            e.start = i;
+            e.end = (std::int64_t{1} << 62) - 8;
+            e.kind = EventKind::AllReduce;
+            t.events.push_back(e);
+        }
+        const std::string project = path(("saturate" + std::to_string(t1) + ".pacer").c_str());
+        auto id = writeRun(project, t, RunInfo{});
+        QVERIFY2(id.ok(), id.message().c_str());
+        auto sum = readTrackSummary(project, *id, 0, 0, t1, 1);
+        QVERIFY2(sum.ok(), sum.message().c_str());
+        QCOMPARE(sum->front().count, std::int64_t{8});
+        QCOMPARE(sum->front().busy_ns, std::numeric_limits<std::int64_t>::max());
     }
 
     void olderSchemaIsMigrated() {

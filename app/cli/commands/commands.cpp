@@ -14,10 +14,10 @@ const std::vector<Command>& commands() {
         {"capture",
          "capture --experiment FILE --out PROJECT [--ranks N] [--policy P] [--segment-bytes S] [--iterations K]\n"
          "                  [--backend cpu|gpu] [--order dynamic|plan] [--channels C] [--link-gbps G]\n"
-         "                  [--link-latency-us U] [--timeout-s T] [--json]",
+         "                  [--link-latency-us U] [--timeout-s T] [--keep-run-dir] [--json]",
          {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "channels", "link-gbps",
            "link-latency-us", "timeout-s"},
-          {"json"},
+          {"json", "keep-run-dir"},
           false},
          runCapture},
         {"replay",

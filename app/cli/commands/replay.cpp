@@ -6,8 +6,10 @@
 #include "app/common/trace_conversion.h"
 #include "app/common/units.h"
 #include "profiler/project.h"
+#include "profiler/trace_diff.h"
 
 #include <cstdio>
+#include <filesystem>
 
 namespace pacer::cli {
 namespace {
@@ -19,6 +21,23 @@ engine::ReplayResult replayOrThrow(const ReplaySource& s, const engine::PolicyCo
     auto r = engine::replay(s.workload, s.cost, config, whatIf, options);
     if (!r.ok()) throw usageError(r.status().message());
     return std::move(r).value();
+}
+
+bool isRunId(const std::string& item) {
+    return !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// A schedule named on the command line: POLICY[:SEGMENT_BYTES], on top of the run's own settings.
+engine::PolicyConfig scheduleConfig(const ReplaySource& run, const std::string& item) {
+    engine::PolicyConfig config = run.observedConfig;
+    const auto colon = item.find(':');
+    config.name = item.substr(0, colon);
+    if (colon != std::string::npos) {
+        auto bytes = app::parseSize(item.substr(colon + 1));
+        if (!bytes || *bytes == 0) throw usageError("'" + item + "': the segment size is not a size");
+        config.segment_bytes = static_cast<std::size_t>(*bytes);
+    }
+    return config;
 }
 
 void printFigures(const char* label, const engine::SimFigures& f) {
@@ -159,8 +178,7 @@ int runCompare(const Args& args) {
     bool latestLoaded = false;
     for (const std::string& item : args.positionals()) {
         nlohmann::json row;
-        const bool isRun = !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
-        if (isRun) {
+        if (isRunId(item)) {
             const ReplaySource s = loadRunSource(project, std::stoll(item));
             const engine::ReplayResult r = replayOrThrow(s, s.observedConfig, {}, 0);
             row = figuresJson(r.sim.figures);
@@ -173,14 +191,7 @@ int runCompare(const Args& args) {
                 latest = loadRunSource(project, baseRun);
                 latestLoaded = true;
             }
-            engine::PolicyConfig config = latest.observedConfig;
-            const auto colon = item.find(':');
-            config.name = item.substr(0, colon);
-            if (colon != std::string::npos) {
-                auto bytes = app::parseSize(item.substr(colon + 1));
-                if (!bytes || *bytes == 0) throw usageError("'" + item + "': the segment size is not a size");
-                config.segment_bytes = static_cast<std::size_t>(*bytes);
-            }
+            const engine::PolicyConfig config = scheduleConfig(latest, item);
             const engine::ReplayResult r = replayOrThrow(latest, config, {}, 0);
             row = figuresJson(r.sim.figures);
             row["item"] = item;
@@ -202,6 +213,58 @@ int runCompare(const Args& args) {
                     row["predicted_iter_ms"].get<double>(),
                     row.contains("measured_iter_ms") ? std::to_string(row["measured_iter_ms"].get<double>()).c_str() : "-",
                     row["exposed_comm_ms"].get<double>(), row["overlap"].get<double>() * 100);
+    }
+    return 0;
+}
+
+int runDiff(const Args& args) {
+    const std::string project = args.required("project");
+    if (args.positionals().size() != 2) throw usageError("name two runs or schedules to diff, e.g. 'diff --project P 1 pace:1MiB'");
+    const std::int64_t baseRun = args.integer("run", 1, 1 << 30).value_or(0);
+    // A run as stored, or a schedule as replayed on the base run (drawn as a replay is: one rank).
+    auto traceOf = [&](const std::string& item) {
+        if (isRunId(item)) {
+            if (!std::filesystem::exists(project)) throw usageError(project + ": no such file");
+            auto t = profiler::readRun(project, std::stoll(item));
+            if (!t.ok()) throw usageError(t.status().message());
+            return std::move(t).value();
+        }
+        const ReplaySource source = loadRunSource(project, baseRun);
+        const engine::PolicyConfig config = scheduleConfig(source, item);
+        const engine::ReplayResult r = replayOrThrow(source, config, {}, 0);
+        profiler::RunInfo info;
+        info.label = item;
+        info.policy = config.name;
+        return app::traceFromSimulation(r.sim, source.workload, info);
+    };
+    const std::string a = args.positionals()[0], b = args.positionals()[1];
+    const auto rows = profiler::diffRuns(traceOf(a), traceOf(b));
+    if (args.flag("json")) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const profiler::DiffRow& r : rows)
+            list.push_back({{"key", r.key}, {"kind", r.kind}, {"in_a", r.inA}, {"in_b", r.inB},
+                            {"count_a", r.a.count}, {"count_b", r.b.count},
+                            {"start_a_us", r.a.start_ns / 1e3}, {"start_b_us", r.b.start_ns / 1e3},
+                            {"duration_a_us", r.a.dur_ns / 1e3}, {"duration_b_us", r.b.dur_ns / 1e3},
+                            {"start_change_us", (r.b.start_ns - r.a.start_ns) / 1e3},
+                            {"duration_change_us", (r.b.dur_ns - r.a.dur_ns) / 1e3},
+                            {"drift_us", r.drift_ns() / 1e3}});
+        printJson({{"project", project}, {"a", a}, {"b", b}, {"rows", list}});
+        return 0;
+    }
+    std::printf("diff of %s: %s -> %s (per iteration; start from the iteration's first event; largest drifts first)\n",
+                project.c_str(), a.c_str(), b.c_str());
+    std::printf("%-40s %-9s %13s %21s %21s\n", "unit", "kind", "count", "start us", "duration us");
+    for (const profiler::DiffRow& r : rows) {
+        auto cell = [](bool in, double x) {
+            char text[32] = "-";
+            if (in) std::snprintf(text, sizeof text, "%.1f", x);
+            return std::string(text);
+        };
+        std::printf("%-40s %-9s %6s>%-6s %10s>%-10s %10s>%-10s\n", r.key.substr(0, 40).c_str(), r.kind.c_str(),
+                    cell(r.inA, r.a.count).c_str(), cell(r.inB, r.b.count).c_str(),
+                    cell(r.inA, r.a.start_ns / 1e3).c_str(), cell(r.inB, r.b.start_ns / 1e3).c_str(),
+                    cell(r.inA, r.a.dur_ns / 1e3).c_str(), cell(r.inB, r.b.dur_ns / 1e3).c_str());
     }
     return 0;
 }

@@ -45,6 +45,9 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     if (!trace.ok()) throw usageError(trace.status().message());
     engine::ObservedRun observed = app::observedFromTrace(trace.value());
     describeEngine(summary.value(), observed);
+    const app::ImportedReplay imported = app::importedReplay(summary.value().experiment_json);
+    if (!imported.missing.empty())
+        throw usageError(project + ": run " + std::to_string(trace.value().run_id) + " cannot be replayed: " + imported.missing);
     auto workload = engine::extractWorkload(observed);
     if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
                                          " cannot be replayed: " + workload.status().message());
@@ -60,7 +63,9 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     if (trace.value().segment_bytes > 0) s.observedConfig.segment_bytes = static_cast<std::size_t>(trace.value().segment_bytes);
     s.description = project + " run " + std::to_string(s.runId) + " (" + s.observedPolicy + ", " +
                     std::to_string(trace.value().ranks) + " ranks)";
+    s.observedConfig.buckets = imported.buckets;  // a DDP trace's own buckets, for self-replay
     if (auto it = summary.value().metrics.find("iter_ms"); it != summary.value().metrics.end()) s.measuredIterMs = it->second;
+    else if (auto measured = engine::observedIterationMs(observed); measured.ok()) s.measuredIterMs = measured.value();
     return s;
 }
 

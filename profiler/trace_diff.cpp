@@ -21,14 +21,24 @@ struct Sums {
     double count = 0, start = 0, dur = 0;
 };
 
+// Where an iteration starts: its Iteration span (ProfilerStep#N, a capture's iteration), else its first forward (a
+// replay, whose iteration may open with a wait for the previous one's reduction), else its first event.
+std::map<int, std::int64_t> iterationStarts(const RunTrace& trace) {
+    std::map<int, std::pair<int, std::int64_t>> best;  // iteration -> (rank of the evidence, start); lower rank wins
+    for (const TraceEvent& e : trace.events) {
+        const int evidence = e.kind == EventKind::Iteration ? 0 : e.kind == EventKind::Forward ? 1 : 2;
+        auto [it, fresh] = best.emplace(e.iteration, std::make_pair(evidence, e.start));
+        if (!fresh && std::make_pair(evidence, e.start) < it->second) it->second = {evidence, e.start};
+    }
+    std::map<int, std::int64_t> out;
+    for (const auto& [iteration, v] : best) out[iteration] = v.second;
+    return out;
+}
+
 // Per key, the summed figures; iterations counted over the run's units (an event outside any iteration counts as
 // iteration -1, measured from the run's first event).
 std::map<std::pair<std::string, std::string>, UnitStats> statsOf(const RunTrace& trace) {
-    std::map<int, std::int64_t> iterationStart;
-    for (const TraceEvent& e : trace.events) {
-        auto [it, fresh] = iterationStart.emplace(e.iteration, e.start);
-        if (!fresh) it->second = std::min(it->second, e.start);
-    }
+    std::map<int, std::int64_t> iterationStart = iterationStarts(trace);
     std::map<int, std::string> tensorName;
     for (const TensorRecord& t : trace.tensors) tensorName[t.id] = t.name;
     std::map<std::pair<std::string, std::string>, Sums> sums;
@@ -75,6 +85,8 @@ std::vector<DiffRow> diffRuns(const RunTrace& a, const RunTrace& b) {
     std::vector<DiffRow> out;
     for (auto& [key, r] : rows) out.push_back(std::move(r));
     std::stable_sort(out.begin(), out.end(), [](const DiffRow& x, const DiffRow& y) {
+        const bool bothX = x.inA && x.inB, bothY = y.inA && y.inB;
+        if (bothX != bothY) return bothX;  // what both runs have first: those drifts are the comparison
         const double dx = x.drift_ns(), dy = y.drift_ns();
         if (dx != dy) return dx > dy;
         return std::abs(x.b.count - x.a.count) > std::abs(y.b.count - y.a.count);

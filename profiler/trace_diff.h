@@ -3,7 +3,8 @@
 // #2", so a run and its replays line up whatever they call fused units), or, without a tensor, an op or GPU kernel
 // keyed by its name (what an imported trace has instead of Pacer's units). Per key and
 // run: how many there are per iteration, and their mean start (from their iteration's first event) and mean
-// duration; rows sorted by the larger of the start and duration drifts, largest first.
+// duration; rows of units both runs have first, each group sorted by the larger of the start and duration drifts,
+// largest first.
 #pragma once
 
 #include <cstdint>

@@ -70,6 +70,46 @@ TraceEvent toTraceEvent(const RawEvent& e, EventKind kind, int track) {
     return te;
 }
 
+// A file read in 1 MiB blocks for the parser: a character costs an index increment, where istreambuf_iterator
+// pays a virtual-looking buffer check per character (the import ran at half the speed of a DOM parse).
+class ChunkedFile {
+public:
+    explicit ChunkedFile(std::istream& in) : in_(in), buf_(1 << 20) { refill(); }
+
+    class Iterator {
+    public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = char;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const char*;
+        using reference = const char&;
+        Iterator() = default;
+        explicit Iterator(ChunkedFile* f) : f_(f && f->len_ > 0 ? f : nullptr) {}
+        char operator*() const { return f_->buf_[f_->pos_]; }
+        Iterator& operator++() {
+            if (++f_->pos_ == f_->len_ && !f_->refill()) f_ = nullptr;
+            return *this;
+        }
+        bool operator==(const Iterator& o) const { return f_ == o.f_; }
+        bool operator!=(const Iterator& o) const { return f_ != o.f_; }
+
+    private:
+        ChunkedFile* f_ = nullptr;
+    };
+    Iterator begin() { return Iterator(this); }
+
+private:
+    bool refill() {
+        in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        len_ = static_cast<std::size_t>(in_.gcount());
+        pos_ = 0;
+        return len_ > 0;
+    }
+    std::istream& in_;
+    std::vector<char> buf_;
+    std::size_t pos_ = 0, len_ = 0;
+};
+
 struct ParsedFile {
     std::string name;
     std::vector<RawEvent> events;
@@ -587,9 +627,9 @@ Result<RunTrace> parseChromeTrace(const std::vector<std::string>& paths, RunInfo
         std::ifstream in(paths[i], std::ios::binary);
         if (!in) return errorStatus(paths[i] + ": cannot open");
         int line = 1;
-        using It = LineCountingIterator<std::istreambuf_iterator<char>>;
-        PROFILER_RETURN_IF_ERROR(parseWith(It(std::istreambuf_iterator<char>(in), &line),
-                                        It(std::istreambuf_iterator<char>(), &line), files[i], &line));
+        ChunkedFile chunks(in);
+        using It = LineCountingIterator<ChunkedFile::Iterator>;
+        PROFILER_RETURN_IF_ERROR(parseWith(It(chunks.begin(), &line), It(ChunkedFile::Iterator(), &line), files[i], &line));
     }
     return buildTrace(files, info);
 }

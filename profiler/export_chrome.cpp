@@ -103,12 +103,16 @@ Status exportChromeTrace(const std::string& projectPath, std::int64_t runId, con
     PROFILER_ASSIGN_OR_RETURN(RunSummary summary, readRunSummary(projectPath, trace.run_id));
     const RunInfo info{summary.label, summary.policy, summary.experiment_json, summary.segment_bytes,
                        summary.ranks, summary.iterations, summary.backend, summary.started_ns};
+    return writeFileReplacing(outFile, [&](std::ostream& out) { writeChromeTrace(out, trace, info); });
+}
+
+Status writeFileReplacing(const std::string& outFile, const std::function<void(std::ostream&)>& write) {
     // Written beside the target and renamed, so a failed export never leaves half a file under the real name.
     const std::string tmp = outFile + ".tmp";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) return errorStatus(outFile + ": cannot write");
-        writeChromeTrace(out, trace, info);
+        write(out);
         out.flush();
         if (!out) {
             std::error_code ec;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -16,5 +17,8 @@ namespace pacer::profiler {
 
 Status exportChromeTrace(const std::string& projectPath, std::int64_t runId, const std::string& outFile);
 void writeChromeTrace(std::ostream& out, const RunTrace& trace, const RunInfo& info);
+
+// Writes a file through `write` beside its target and renames it into place: a failed export leaves no half file.
+Status writeFileReplacing(const std::string& outFile, const std::function<void(std::ostream&)>& write);
 
 }  // namespace pacer::profiler

@@ -1,12 +1,11 @@
 #include "profiler/export_perfetto.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <tuple>
 #include <vector>
 
+#include "profiler/export_chrome.h"
 #include "profiler/project.h"
 
 namespace pacer::profiler {
@@ -158,23 +157,7 @@ std::string perfettoTraceBytes(const RunTrace& trace) {
 Status exportPerfettoTrace(const std::string& projectPath, std::int64_t runId, const std::string& outFile) {
     PROFILER_ASSIGN_OR_RETURN(RunTrace trace, readRun(projectPath, runId));
     const std::string bytes = perfettoTraceBytes(trace);
-    // Written beside the target and renamed, so a failed export never leaves half a file under the real name.
-    const std::string tmp = outFile + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return errorStatus(outFile + ": cannot write");
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        out.flush();
-        if (!out) {
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            return errorStatus(outFile + ": write failed");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, outFile, ec);
-    if (ec) return errorStatus(outFile + ": cannot rename into place: " + ec.message());
-    return okStatus();
+    return writeFileReplacing(outFile, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
 
 }  // namespace pacer::profiler

@@ -238,6 +238,16 @@ Result<RunTrace> readRun(const std::string& projectPath, std::int64_t runId) {
     return std::move(run.trace);
 }
 
+Result<RunRecord> readRunRecord(const std::string& projectPath, std::int64_t runId) {
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
+    PROFILER_ASSIGN_OR_RETURN(store::StoredRun run, store::readWholeRun(*db, runId));
+    RunRecord out;
+    out.summary = summarize(run);
+    out.trace = std::move(run.trace);
+    return out;
+}
+
 Result<RunSummary> readRunSummary(const std::string& projectPath, std::int64_t runId) {
     PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
     PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));

@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/legend_widget.h"
+#include "app/gui/schedule_editor_dock.h"
 #include "app/gui/models/event_style.h"
 #include "app/gui/models/project_loader.h"
 #include "app/gui/models/zoom_state.h"
@@ -71,6 +72,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         const auto kind = static_cast<ProjectTreeModel::NodeKind>(index.data(ProjectTreeModel::NodeKindRole).toInt());
         if (kind == ProjectTreeModel::NodeKind::Run && !m_projectPath.isEmpty())
             openProject(m_projectPath, index.data(ProjectTreeModel::RunIdRole).toLongLong());
+        if (kind == ProjectTreeModel::NodeKind::Schedule)
+            loadSchedule(index.data(ProjectTreeModel::ScheduleIdRole).toLongLong());
     });
 
     // The selected event's one-line summary stays in the status bar while the tooltip comes and goes.
@@ -105,7 +108,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     statusBar()->addPermanentWidget(m_cancelButton);
 
     createActions();
-    menuBar()->addMenu(tr("&View"))->addAction(treeDock->toggleViewAction());
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    viewMenu->addAction(treeDock->toggleViewAction());
+    createScheduleDock(viewMenu);
 
 #if PACER_GUI_HAVE_LAUNCHER
     m_launcher = new app::RunLauncher(this);
@@ -214,8 +219,14 @@ void MainWindow::showRun(std::shared_ptr<const TimelineIndex> index, const Proje
 
 void MainWindow::onLoaded(const ProjectSnapshot& snapshot)
 {
+    const bool sameRun = m_projectPath == snapshot.path && m_shownRun == snapshot.runId && snapshot.runId != 0;
     m_projectPath = snapshot.path;
     showRun(snapshot.index, snapshot.overview);
+    m_scheduleDock->setProject(snapshot.path);
+    if (!sameRun || !m_scheduleDock->editor()->input())
+        m_scheduleDock->editor()->setInput(snapshot.replayInput);  // null: nothing to replay (replayError says why)
+    else if (const ReplayOutcome* latest = m_scheduleDock->editor()->latest())
+        m_timeline->setIndex(latest->index);  // the same run read again (a schedule was saved): keep the replay
     if (snapshot.trace) {
         const auto& t = *snapshot.trace;
         m_statusLabel->setText(tr("Run %1: %2, %3 ranks, %4 events")
@@ -328,6 +339,44 @@ void MainWindow::closeEvent(QCloseEvent* event)
 {
     cancelRun();
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::createScheduleDock(QMenu* viewMenu)
+{
+    m_scheduleDock = new ScheduleEditorDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_scheduleDock);
+    viewMenu->addAction(m_scheduleDock->toggleViewAction());
+    // Each replay brings the measured run with the replay's lanes under it; the zoom the user chose stays.
+    connect(m_scheduleDock->editor(), &ScheduleEditorModel::replayed, this, [this](const ReplayOutcome& outcome) {
+        ZoomState* zoom = m_timeline->zoom();
+        const bool zoomed = zoom->isZoomed();
+        const qint64 start = zoom->visibleStart(), end = zoom->visibleEnd();
+        m_timeline->setIndex(outcome.index);
+        if (zoomed)
+            zoom->setVisibleRange(start, end);
+    });
+    connect(m_scheduleDock, &ScheduleEditorDock::message, m_statusLabel, &QLabel::setText);
+    connect(m_scheduleDock, &ScheduleEditorDock::scheduleSaved, this, [this](const QString&, qint64) {
+        openProject(m_projectPath, m_shownRun);  // the tree reads the saved schedule back from the file
+        m_statusLabel->setText(tr("Schedule saved"));
+    });
+}
+
+void MainWindow::loadSchedule(qint64 scheduleId)
+{
+    auto saved = profiler::listSchedules(m_projectPath.toStdString());
+    if (!saved.ok()) {
+        m_statusLabel->setText(QString::fromStdString(saved.message()));
+        return;
+    }
+    for (const profiler::SavedSchedule& s : saved.value()) {
+        if (s.id != scheduleId)
+            continue;
+        const engine::Status st = m_scheduleDock->editor()->load(s);
+        m_statusLabel->setText(st.ok() ? tr("Schedule %1 loaded").arg(QString::fromStdString(s.name))
+                                       : QString::fromStdString(st.message()));
+        return;
+    }
 }
 
 }  // namespace pacer::gui

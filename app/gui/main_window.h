@@ -15,6 +15,7 @@
 #include <memory>
 
 class QAction;
+class QMenu;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -27,6 +28,7 @@ class RunLauncher;
 namespace pacer::gui {
 
 class LegendWidget;
+class ScheduleEditorDock;
 class ProjectLoader;
 class TimelineView;
 struct ProjectSnapshot;
@@ -57,6 +59,7 @@ public:
 
     QString projectPath() const { return m_projectPath; }
     TimelineView* timeline() const { return m_timeline; }
+    ScheduleEditorDock* scheduleDock() const { return m_scheduleDock; }
     ProjectTreeModel* projectModel() const { return m_projectModel; }
     QAction* runAction() const { return m_runAction; }
     bool isLoading() const;
@@ -84,9 +87,12 @@ private:
     void setRunning(bool running);
     void openFileDialog();
     void updateTitle();
+    void createScheduleDock(QMenu* viewMenu);
+    void loadSchedule(qint64 scheduleId);
 
     TimelineView* m_timeline = nullptr;
     LegendWidget* m_legend = nullptr;
+    ScheduleEditorDock* m_scheduleDock = nullptr;
     QTreeView* m_projectTree = nullptr;
     ProjectTreeModel* m_projectModel = nullptr;
     ProjectLoader* m_loader = nullptr;

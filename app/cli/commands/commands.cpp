@@ -40,8 +40,9 @@ const std::vector<Command>& commands() {
           false},
          runSweep},
         {"compare",
-         "compare --project PROJECT RUN_OR_SCHEDULE... [--json]   (a run id, or POLICY[:SEGMENT_BYTES] replayed on\n"
-         "                  the latest run)",
+         "compare --project PROJECT [--run ID] RUN_OR_SCHEDULE... [--json]   (a run id; POLICY[:SEGMENT_BYTES][@RUN]\n"
+         "                  or a saved schedule's name, replayed on @RUN, else on the last run named before it,\n"
+         "                  else on --run, else on the latest run; one table per experiment)",
          {{"project", "run"}, {"json"}, true},
          runCompare},
         {"diff",

@@ -67,6 +67,14 @@ ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId)
     snapshot.runId = trace->run_id;
     snapshot.trace = std::make_shared<const profiler::RunTrace>(std::move(trace).value());
     snapshot.index = buildTimelineIndex(snapshot.trace);
+    for (const profiler::RunSummary& summary : runs.value()) {
+        if (summary.run_id != snapshot.runId) continue;
+        auto input = app::inputFromRun(snapshot.trace, summary, file);
+        if (input.ok())
+            snapshot.replayInput = std::make_shared<const app::ReplayInput>(std::move(input).value());
+        else
+            snapshot.replayError = QString::fromStdString(input.message());
+    }
 #else
     (void)runId;
     snapshot.error = QStringLiteral("this build of pacer was made without the project store (profiler/project.h)");

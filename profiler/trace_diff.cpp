@@ -66,22 +66,18 @@ double DiffRow::drift_ns() const {
 }
 
 std::vector<DiffRow> diffRuns(const RunTrace& a, const RunTrace& b) {
-    const auto sa = statsOf(a), sb = statsOf(b);
     std::map<std::pair<std::string, std::string>, DiffRow> rows;
-    for (const auto& [key, s] : sa) {
-        DiffRow& r = rows[key];
-        r.kind = key.first;
-        r.key = key.second;
-        r.a = s;
-        r.inA = true;
-    }
-    for (const auto& [key, s] : sb) {
-        DiffRow& r = rows[key];
-        r.kind = key.first;
-        r.key = key.second;
-        r.b = s;
-        r.inB = true;
-    }
+    auto add = [&](const RunTrace& run, UnitStats DiffRow::*stats, bool DiffRow::*present) {
+        for (const auto& [key, s] : statsOf(run)) {
+            DiffRow& r = rows[key];
+            r.kind = key.first;
+            r.key = key.second;
+            r.*stats = s;
+            r.*present = true;
+        }
+    };
+    add(a, &DiffRow::a, &DiffRow::inA);
+    add(b, &DiffRow::b, &DiffRow::inB);
     std::vector<DiffRow> out;
     for (auto& [key, r] : rows) out.push_back(std::move(r));
     std::stable_sort(out.begin(), out.end(), [](const DiffRow& x, const DiffRow& y) {

@@ -61,6 +61,29 @@ json scheduleSettingsToJson(const engine::PolicyConfig& config, const engine::Wh
     return {{"policy", policyConfigToJson(config)}, {"what_if", whatIf}};
 }
 
+bool experimentWithSchedule(const json& experiment, const engine::PolicyConfig& config, const engine::WhatIf& w,
+                            json* out, std::string* error) {
+    if (!experiment.is_object() || !experiment.contains("model")) {
+        *error = "the run keeps no experiment to run again (an imported trace?)";
+        return false;
+    }
+    if (w.compute_speed != 1.0) {
+        *error = "a real run cannot change the compute speed; set it back to 1 to run this schedule";
+        return false;
+    }
+    json e = experiment;
+    e["policy"] = policyConfigToJson(config);
+    if (w.link_gbps > 0) e["link"]["gbps"] = w.link_gbps;
+    if (w.link_latency_us >= 0) e["link"]["latency_us"] = w.link_latency_us;
+    if (w.ranks > 0) e["ranks"] = w.ranks;
+    if (w.channels > 0) {
+        e["channels"] = w.channels;
+        if (w.channels > 1) e["order"] = "plan";  // several units in flight need the plan order
+    }
+    *out = std::move(e);
+    return true;
+}
+
 bool scheduleSettingsFromJson(const json& j, engine::PolicyConfig* config, engine::WhatIf* whatIf, std::string* error) {
     if (!j.is_object() || !j.contains("policy")) {
         *error = "a saved schedule's settings need a \"policy\" object";

@@ -61,6 +61,7 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     if (trace->segment_bytes > 0) in.observedConfig.segment_bytes = static_cast<std::size_t>(trace->segment_bytes);
     if (experiment.is_object()) in.experimentName = experiment.value("name", std::string());
     in.experimentKey = experimentKeyOf(summary, experiment);
+    in.experimentJson = summary.experiment_json;
     in.description = runName + " (" + in.observedConfig.name + ", " + std::to_string(trace->ranks) + " ranks" +
                      (in.experimentName.empty() ? "" : ", " + in.experimentName) + ")";
     in.observedConfig.buckets = imported.buckets;

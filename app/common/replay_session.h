@@ -32,6 +32,7 @@ struct ReplayInput {
     // "" for a profile; "run N" for a run without an experiment (an imported trace), which matches only itself.
     std::string experimentKey;
     std::shared_ptr<const profiler::RunTrace> trace;  // the measured run; null for a profile
+    std::string experimentJson;       // the run's stored experiment (what "run this schedule" starts from)
 };
 
 // A stored run: one check, one open, one read of the project (runId 0 = the latest).

@@ -130,6 +130,10 @@ ScheduleEditorDock::ScheduleEditorDock(QWidget* parent) : QDockWidget(tr("Schedu
     buttons->addStretch(1);
     buttons->addWidget(m_optimize);
     buttons->addWidget(m_save);
+    m_run = new QPushButton(tr("Run this schedule"), body);
+    m_run->setObjectName(QStringLiteral("runScheduleButton"));
+    m_run->setToolTip(tr("Launch a real run of the run's experiment with these settings, then compare it with the prediction"));
+    buttons->addWidget(m_run);
     layout->addLayout(buttons);
     setWidget(body);
 
@@ -157,6 +161,7 @@ ScheduleEditorDock::ScheduleEditorDock(QWidget* parent) : QDockWidget(tr("Schedu
         emit message(line.ok() ? tr("Optimize: %1").arg(line.value()) : QString::fromStdString(line.message()));
     });
     connect(m_save, &QPushButton::clicked, this, &ScheduleEditorDock::saveAs);
+    connect(m_run, &QPushButton::clicked, this, &ScheduleEditorDock::runRequested);
     showSettings();
 }
 
@@ -183,6 +188,7 @@ void ScheduleEditorDock::showSettings() {
     const bool haveInput = m_editor.input() != nullptr;
     m_optimize->setEnabled(haveInput);
     m_save->setEnabled(haveInput);
+    m_run->setEnabled(haveInput && !m_editor.input()->experimentJson.empty());
     m_showing = false;
 }
 

@@ -29,6 +29,7 @@ public:
     QTableView* tensorView() const { return m_tensors; }
     TensorPriorityModel* tensorModel() const { return m_tensorModel; }
     QLabel* figuresLabel() const { return m_figures; }
+    QPushButton* runButton() const { return m_run; }
 
     // The slider's positions: quarter octaves, so 4 KiB is 48 and 256 MiB is 112.
     static int sliderPosition(std::size_t bytes);
@@ -40,6 +41,8 @@ public:
 signals:
     // A schedule was saved into the project (the tree should show it).
     void scheduleSaved(const QString& project, qint64 scheduleId);
+    // "Run this schedule": the window launches a real run with the editor's settings.
+    void runRequested();
     void message(const QString& text);
 
 private:
@@ -69,6 +72,7 @@ private:
     QLabel* m_figures = nullptr;
     QPushButton* m_optimize = nullptr;
     QPushButton* m_save = nullptr;
+    QPushButton* m_run = nullptr;
 };
 
 }  // namespace pacer::gui

@@ -1,9 +1,10 @@
 // The schedule editor in real (offscreen) windows: the replay worker (newest wins, last delivered), the slider
 // moving the figures and the replay lanes, dragging a tensor to the top changing the prediction, undo restoring
 // both, a schedule saved into the project and loaded back, and the main window drawing the replay under the
-// measured run. Inputs: the zoo's BERT-base (199 tensors) and the sample Pacer trace imported into a project.
+// measured run, and "Run this schedule" checked against a real run. Inputs: the zoo's BERT-base (199 tensors) and the sample Pacer trace imported into a project.
 #include "app/common/policy_json.h"
 #include "app/gui/main_window.h"
+#include "app/gui/prediction_check_dock.h"
 #include "app/gui/models/schedule_editor_model.h"
 #include "app/gui/models/tensor_priority_model.h"
 #include "app/gui/schedule_editor_dock.h"
@@ -15,6 +16,7 @@
 #include <QAbstractItemModelTester>
 #include <QLabel>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
@@ -195,6 +197,55 @@ private slots:
         emit window.scheduleDock()->scheduleSaved(m_project, 0);
         QTRY_VERIFY_WITH_TIMEOUT(!window.projectModel()->overview().schedules.empty(), 10000);
         QVERIFY(window.timeline()->model()->laneNames().contains("replay comm"));
+    }
+
+    // A real run of mlp-2rank (4 iterations), then "Run this schedule" with pace at 64 KiB: the new run's measured
+    // time sits beside its prediction, and the unit diff pairs predicted with measured units.
+    void runThisScheduleChecksThePrediction() {
+#ifdef PACER_WORKER_PATH
+        qputenv("PACER_WORKER", PACER_WORKER_PATH);
+#endif
+        MainWindow window;
+        window.resize(1200, 700);
+        window.show();
+        const QString project = m_dir.filePath("run.pacer");
+        window.setExperiment(PACER_SOURCE_DIR "/samples/experiments/mlp-2rank.json", project);
+        window.setRunSettings({QString(), 0, 4});
+        QSignalSpy finished(&window, &MainWindow::runFinished);
+        QSignalSpy failed(&window, &MainWindow::runFailed);
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        window.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 1, 120000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 && window.scheduleDock()->editor()->input(), 30000);
+
+        ScheduleEditorModel& editor = *window.scheduleDock()->editor();
+        QVERIFY(window.scheduleDock()->runButton()->isEnabled());
+        editor.setPolicy("pace");
+        editor.setSegmentBytes(64 << 10);
+        const ScheduleSettings ran = editor.settings();
+        window.scheduleDock()->runButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() == 2, 120000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        PredictionCheckDock* check = window.predictionCheckDock();
+        QTRY_VERIFY_WITH_TIMEOUT(!check->isWaiting(), 30000);
+        QCOMPARE(editor.input()->runId, finished.last().first().toLongLong());
+        QCOMPARE(editor.input()->observedConfig.name, std::string("pace"));
+        QCOMPARE(editor.input()->observedConfig.segment_bytes, std::size_t(64 << 10));
+        QVERIFY(sameSettings(editor.settings(), ran));  // the editor keeps what was run
+        QVERIFY(check->prediction().figures.iter_ms > 0);
+        QVERIFY(std::isfinite(check->errorPercent()) && check->errorPercent() != 0);
+        QVERIFY2(check->summaryLabel()->text().contains("measured"), qPrintable(check->summaryLabel()->text()));
+        UnitDiffModel* units = check->unitModel();
+        QAbstractItemModelTester tester(units, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(units->rowCount() > 0);
+        int matched = 0, highlighted = 0;
+        for (int r = 0; r < units->rowCount(); ++r) {
+            matched += units->units()[static_cast<std::size_t>(r)].measuredStart >= 0;
+            highlighted += units->isHighlighted(r);
+        }
+        QCOMPARE(matched, units->rowCount());  // every predicted unit has its measured counterpart
+        QVERIFY(highlighted >= 1 && highlighted <= UnitDiffModel::kHighlighted + 2);
     }
 
 private:

@@ -33,9 +33,10 @@ struct ProjectSnapshot {
     QString replayError;
 };
 
-// Reads a project synchronously (runId 0 = the latest run) and indexes its trace for the timeline. Safe to
+// Reads a project synchronously (runId 0 = the latest run) and indexes its trace for the timeline; a run of
+// more than limits.wholeRunEvents events is opened by its outline and summary instead (large_run.h). Safe to
 // call from any thread.
-ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId);
+ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId, const LargeRunLimits& limits = {});
 
 class ProjectLoader : public QObject {
     Q_OBJECT

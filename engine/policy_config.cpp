@@ -65,6 +65,23 @@ Status validateFusionGroups(const PolicyConfig& c, const std::vector<TensorInfo>
     return Status::success();
 }
 
+// DDP's given buckets: every tensor in exactly one (a tensor left out would never be reduced).
+Status validateBuckets(const PolicyConfig& c, const std::vector<TensorInfo>& tensors) {
+    if (c.buckets.empty()) return Status::success();
+    std::vector<bool> seen(tensors.size(), false);
+    for (std::size_t b = 0; b < c.buckets.size(); ++b)
+        for (int t : c.buckets[b]) {
+            if (t < 0 || t >= static_cast<int>(tensors.size()))
+                return Status::error("bucket " + std::to_string(b) + " names tensor " + std::to_string(t) +
+                                     ", which does not exist (there are " + std::to_string(tensors.size()) + " tensors)");
+            if (seen[t]) return Status::error("bucket " + std::to_string(b) + " repeats tensor " + std::to_string(t));
+            seen[t] = true;
+        }
+    for (std::size_t t = 0; t < seen.size(); ++t)
+        if (!seen[t]) return Status::error("tensor " + std::to_string(t) + " is in no bucket");
+    return Status::success();
+}
+
 }  // namespace
 
 std::vector<std::string> policyNames() {
@@ -89,6 +106,7 @@ Status validate(const PolicyConfig& c, const std::vector<TensorInfo>& tensors) {
     if (c.credit < 0) return Status::error("bytescheduler credit is negative (" + std::to_string(c.credit) + ")");
     if (c.credit == 0) return Status::error("bytescheduler credit is 0; at least one partition must be in flight");
     PACER_RETURN_IF_ERROR(validateFusionGroups(c, tensors));
+    PACER_RETURN_IF_ERROR(validateBuckets(c, tensors));
     if (!c.priorities.empty() && c.priorities.size() != tensors.size())
         return Status::error("manual priorities list " + std::to_string(c.priorities.size()) + " values for " +
                              std::to_string(tensors.size()) + " tensors; give one per tensor");

@@ -21,6 +21,8 @@ struct PolicyConfig {
     std::size_t segment_bytes = 4 << 20;               // pace, manual; bytescheduler partition size
     std::size_t bucket_bytes = 25 << 20;               // ddp
     std::size_t first_bucket_bytes = 1 << 20;          // ddp
+    // ddp: the buckets (tensor ids, in launch order) as an imported trace showed them; empty: by the byte caps
+    std::vector<std::vector<int>> buckets;
     std::size_t fusion_bytes = 128 << 20;              // horovod
     Nanos cycle_ns = 1'000'000;                        // horovod
     int credit = 4;                                    // bytescheduler: partitions in flight per unit

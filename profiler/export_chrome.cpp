@@ -32,7 +32,8 @@ constexpr std::string_view kExportHead = "{\"displayTimeUnit\":\"ns\",\"pacer\":
 
 // An export may only replace an earlier export: never the project being read, another project, or any other
 // file a person gave by mistake (a typo in --out must not cost them data).
-Status checkTarget(const std::string& projectPath, const std::string& outFile) {
+// exportHead: the first bytes every export of this format starts with; only such a file may be replaced.
+Status checkTarget(const std::string& projectPath, const std::string& outFile, std::string_view exportHead) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::exists(outFile, ec)) return okStatus();
@@ -40,12 +41,12 @@ Status checkTarget(const std::string& projectPath, const std::string& outFile) {
         return errorStatus(outFile + ": is the project being exported; choose another output file");
     if (!fs::is_regular_file(outFile, ec)) return errorStatus(outFile + ": exists and is not a regular file");
     std::ifstream in(outFile, std::ios::binary);
-    std::string head(kExportHead.size(), '\0');
+    std::string head(exportHead.size(), '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
     if (checkProject(outFile).ok())
         return errorStatus(outFile + ": is a Pacer project; refusing to replace it with an export");
-    if (head != kExportHead)
+    if (head != exportHead)
         return errorStatus(outFile + ": exists and is not a Pacer export; refusing to replace it");
     return okStatus();
 }
@@ -130,7 +131,13 @@ Status exportChromeTrace(const std::string& projectPath, std::int64_t runId, con
     PROFILER_ASSIGN_OR_RETURN(RunSummary summary, readRunSummary(projectPath, trace.run_id));
     const RunInfo info{summary.label, summary.policy, summary.experiment_json, summary.segment_bytes,
                        summary.ranks, summary.iterations, summary.backend, summary.started_ns};
-    PROFILER_RETURN_IF_ERROR(checkTarget(projectPath, outFile));
+    return writeFileReplacing(projectPath, outFile, kExportHead,
+                              [&](std::ostream& out) { writeChromeTrace(out, trace, info); });
+}
+
+Status writeFileReplacing(const std::string& projectPath, const std::string& outFile, std::string_view exportHead,
+                          const std::function<void(std::ostream&)>& write) {
+    PROFILER_RETURN_IF_ERROR(checkTarget(projectPath, outFile, exportHead));
     // Written beside the target under a fresh name (O_EXCL: it can be no existing file, the project included)
     // and renamed, so a failed export never leaves half a file under the real name.
     std::string tmp = outFile + ".XXXXXX";
@@ -145,7 +152,7 @@ Status exportChromeTrace(const std::string& projectPath, std::int64_t runId, con
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) return discard("cannot write");
-        writeChromeTrace(out, trace, info);
+        write(out);
         out.flush();
         if (!out) return discard("write failed");
     }

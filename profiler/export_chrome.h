@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "profiler/run_info.h"
 #include "profiler/status.h"
@@ -16,5 +18,11 @@ namespace pacer::profiler {
 
 Status exportChromeTrace(const std::string& projectPath, std::int64_t runId, const std::string& outFile);
 void writeChromeTrace(std::ostream& out, const RunTrace& trace, const RunInfo& info);
+
+// Writes a file through `write` beside its target and renames it into place: a failed export leaves no half file.
+// The target may not be the project being read, nor any project, nor a file that does not start with exportHead
+// (only an earlier export of the same format is replaced).
+Status writeFileReplacing(const std::string& projectPath, const std::string& outFile, std::string_view exportHead,
+                          const std::function<void(std::ostream&)>& write);
 
 }  // namespace pacer::profiler

@@ -51,6 +51,15 @@ struct Track {
     std::string name;    // "rank 0 compute", "rank 0 comm", "rank 0 stream 7"
 };
 
+// Tracks whose name ends so carry the replay input an importer extracted from a framework's trace (the events
+// in Pacer's own vocabulary: layers, tensors, buckets); replay reads a run that has them from them alone.
+inline constexpr std::string_view kReplayInputTrackSuffix = " replay input";
+inline bool isReplayInputTrack(const Track& track) {
+    return track.name.size() >= kReplayInputTrackSuffix.size() &&
+           track.name.compare(track.name.size() - kReplayInputTrackSuffix.size(), kReplayInputTrackSuffix.size(),
+                              kReplayInputTrackSuffix) == 0;
+}
+
 struct TraceEvent {
     std::int64_t start = 0;  // ns
     std::int64_t end = 0;    // ns

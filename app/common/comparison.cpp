@@ -109,8 +109,11 @@ engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<Comp
         if (item.kind == CompareItem::Kind::Run) {
             config = row.input->observedConfig;
             row.measuredIterMs = row.input->measuredIterMs;
-        } else if (config.segment_bytes == 0) {
-            config.segment_bytes = row.input->observedConfig.segment_bytes;  // "pace" alone: the run's own size
+        } else {
+            if (config.segment_bytes == 0)
+                config.segment_bytes = row.input->observedConfig.segment_bytes;  // "pace" alone: the run's own size
+            // "ddp" on an imported DDP run: with the buckets its trace showed (PolicyConfig::buckets).
+            if (config.name == "ddp" && config.buckets.empty()) config.buckets = row.input->observedConfig.buckets;
         }
         auto result = engine::replay(row.input->workload, row.input->cost, config, item.whatIf, options,
                                      row.input->iterations);

@@ -21,6 +21,7 @@ bool policyConfigFromJson(const json& j, engine::PolicyConfig* out, std::string*
             else if (key == "credit") c.credit = value.get<int>();
             else if (key == "fuse_below_bytes") c.fuse_below_bytes = value.get<std::size_t>();
             else if (key == "fusion_groups") c.fusion_groups = value.get<std::vector<std::vector<int>>>();
+            else if (key == "buckets") c.buckets = value.get<std::vector<std::vector<int>>>();
             else if (key == "priorities") c.priorities = value.get<std::vector<int>>();
             else {
                 *error = "policy: unknown setting '" + key + "'";
@@ -46,6 +47,7 @@ json policyConfigToJson(const engine::PolicyConfig& c) {
            {"fuse_below_bytes", c.fuse_below_bytes}};
     if (!c.fusion_groups.empty()) j["fusion_groups"] = c.fusion_groups;
     if (!c.priorities.empty()) j["priorities"] = c.priorities;
+    if (!c.buckets.empty()) j["buckets"] = c.buckets;
     return j;
 }
 

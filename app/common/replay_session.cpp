@@ -48,6 +48,9 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     engine::ObservedRun observed = observedFromTrace(*trace);
     describeEngine(summary, experiment, observed);
     const std::string runName = where + " run " + std::to_string(trace->run_id);
+    // An imported trace says at import what it lacks for replay, or which DDP buckets it showed (self-replay).
+    const ImportedReplay imported = importedReplay(summary.experiment_json);
+    if (!imported.missing.empty()) return engine::Status::error(runName + " cannot be replayed: " + imported.missing);
     auto model = engine::modelObservedRun(observed);  // outlier iterations set aside, each kept one on its own
     if (!model.ok()) return engine::Status::error(runName + " cannot be replayed: " + model.message());
 
@@ -64,7 +67,9 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     in.experimentJson = summary.experiment_json;
     in.description = runName + " (" + in.observedConfig.name + ", " + std::to_string(trace->ranks) + " ranks" +
                      (in.experimentName.empty() ? "" : ", " + in.experimentName) + ")";
+    in.observedConfig.buckets = imported.buckets;
     if (auto it = summary.metrics.find("iter_ms"); it != summary.metrics.end()) in.measuredIterMs = it->second;
+    else if (auto measured = engine::observedIterationMs(observed); measured.ok()) in.measuredIterMs = measured.value();
     in.trace = std::move(trace);
     return in;
 }

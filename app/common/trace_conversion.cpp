@@ -3,9 +3,28 @@
 #include <algorithm>
 #include <map>
 
+#include <nlohmann/json.hpp>
+#include <set>
+
 namespace pacer::app {
 
 using profiler::EventKind;
+
+ImportedReplay importedReplay(const std::string& experimentJson) {
+    ImportedReplay r;
+    const auto j = nlohmann::json::parse(experimentJson, nullptr, false);
+    if (!j.is_object() || !j.contains("imported") || !j["imported"].is_object()) return r;
+    const auto& imported = j["imported"];
+    if (auto m = imported.find("replay_missing"); m != imported.end() && m->is_string()) r.missing = m->get<std::string>();
+    if (auto b = imported.find("buckets"); b != imported.end()) {
+        try {
+            r.buckets = b->get<std::vector<std::vector<int>>>();
+        } catch (const nlohmann::json::exception&) {
+            r.missing = "the import recorded its DDP buckets in a form this version cannot read; import the trace again";
+        }
+    }
+    return r;
+}
 
 engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace) {
     engine::ObservedRun run;
@@ -25,9 +44,15 @@ engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace) {
 
     std::map<int, int> rankOfTrack;
     for (const profiler::Track& track : trace.tracks) rankOfTrack[track.id] = track.rank;
+    // An imported trace with a replay input extracted at import (profiler/kineto_ddp.h) is replayed from those tracks
+    // alone: its own rows name ops and kernels, not layers, tensors and buckets.
+    std::set<int> replayInput;
+    for (const profiler::Track& track : trace.tracks)
+        if (profiler::isReplayInputTrack(track)) replayInput.insert(track.id);
 
     std::map<int, std::string> layerNames;
     for (const profiler::TraceEvent& e : trace.events) {
+        if (!replayInput.empty() && !replayInput.count(e.track)) continue;
         engine::ObservedSpan span{};
         switch (e.kind) {
             case EventKind::Forward: span.kind = engine::ObservedSpan::Forward; break;

@@ -10,8 +10,18 @@
 #include "profiler/trace_model.h"
 
 #include <string>
+#include <vector>
 
 namespace pacer::app {
+
+// What an importer wrote in an imported run's experiment record about its replay input ("imported" section,
+// profiler/import_chrome.cpp): the trace's DDP buckets (tensor ids per bucket, launch order), or the sentence
+// saying what the trace lacks for replay. Both empty for captures and for records without that section.
+struct ImportedReplay {
+    std::vector<std::vector<int>> buckets;
+    std::string missing;
+};
+ImportedReplay importedReplay(const std::string& experimentJson);
 
 engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace);
 

@@ -2,6 +2,8 @@
 
 #include "engine/policies/element_tracker.h"
 
+#include <algorithm>
+
 namespace pacer::engine {
 
 std::vector<std::vector<int>> ddpBuckets(const std::vector<TensorInfo>& tensors, std::size_t firstBucketBytes,
@@ -60,7 +62,12 @@ private:
 }  // namespace
 
 std::unique_ptr<Policy> makeDdpPolicy(const PolicyConfig& config, const std::vector<TensorInfo>& tensors) {
-    return std::make_unique<DdpPolicy>(tensors, ddpBuckets(tensors, config.first_bucket_bytes, config.bucket_bytes));
+    if (config.buckets.empty())
+        return std::make_unique<DdpPolicy>(tensors, ddpBuckets(tensors, config.first_bucket_bytes, config.bucket_bytes));
+    // Given buckets fill in gradient-ready order, as DDP's do: highest tensor id first.
+    std::vector<std::vector<int>> buckets = config.buckets;
+    for (auto& b : buckets) std::sort(b.rbegin(), b.rend());
+    return std::make_unique<DdpPolicy>(tensors, std::move(buckets));
 }
 
 }  // namespace pacer::engine

@@ -21,6 +21,7 @@ int runCapture(const Args& args);
 int runReplay(const Args& args);
 int runSweep(const Args& args);
 int runCompare(const Args& args);
+int runDiff(const Args& args);
 int runImport(const Args& args);
 int runExport(const Args& args);
 int runMerge(const Args& args);

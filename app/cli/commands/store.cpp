@@ -1,6 +1,7 @@
 // pacer-cli import / export / merge / runs: moving traces in and out of project files.
 #include "app/cli/commands/commands.h"
 #include "profiler/export_chrome.h"
+#include "profiler/export_perfetto.h"
 #include "profiler/import_chrome.h"
 #include "profiler/import_nsys.h"
 #include "profiler/project.h"
@@ -52,13 +53,16 @@ int runImport(const Args& args) {
 
 int runExport(const Args& args) {
     const std::string format = args.required("format");
-    if (format != "chrome") throw usageError("--format must be chrome, got '" + format + "'");
+    if (format != "chrome" && format != "perfetto")
+        throw usageError("--format must be chrome or perfetto, got '" + format + "'");
     const std::string project = args.required("project");
     requireProject(project);
     const auto run = args.integer("run", 1, 1 << 30);
     if (!run) throw usageError("option '--run' is required");
     const std::string out = args.required("out");
-    if (auto st = profiler::exportChromeTrace(project, *run, out); !st.ok()) throw usageError(st.message());
+    const auto st = format == "chrome" ? profiler::exportChromeTrace(project, *run, out)
+                                       : profiler::exportPerfettoTrace(project, *run, out);
+    if (!st.ok()) throw usageError(st.message());
     std::printf("exported run %d of %s to %s\n", *run, project.c_str(), out.c_str());
     return 0;
 }

@@ -4,10 +4,12 @@
 #include "app/cli/commands/replay_source.h"
 #include "app/common/policy_json.h"
 #include "app/common/trace_conversion.h"
+#include "app/common/tuned_settings.h"
 #include "app/common/units.h"
 #include "profiler/project.h"
 
 #include <cstdio>
+#include <optional>
 
 namespace pacer::cli {
 namespace {
@@ -36,6 +38,10 @@ int runReplay(const Args& args) {
     const int iterations = args.integer("iterations", 2, 1000).value_or(0);
 
     nlohmann::json out;
+    // `pace` with no segment size and no search asked for: what the self-tuning pace would run.
+    const bool selfTune = config.name == "pace" && !args.has("segment-bytes") && !args.flag("fusion-search");
+    std::optional<SelfTuned> tuned;
+    if (selfTune) tuned = selfTunedPace(source, config, false, whatIf, iterations);
     if (args.flag("fusion-search")) {
         auto fusion = engine::searchFusion(source.workload, source.cost, config, whatIf);
         if (!fusion.ok()) throw usageError(fusion.status().message());
@@ -44,8 +50,15 @@ int runReplay(const Args& args) {
                          {"before_ms", fusion.value().before_ms},
                          {"after_ms", fusion.value().after_ms}};
     }
-    const engine::ReplayResult result = replayOrThrow(source, config, whatIf, iterations);
-    const int channels = whatIf.channels > 0 ? whatIf.channels : source.workload.channels;
+    if (tuned) config = tuned->settings.policy;
+    const engine::ReplayResult result = tuned ? tuned->result : replayOrThrow(source, config, whatIf, iterations);
+    const int channels = tuned ? tuned->settings.channels
+                               : (whatIf.channels > 0 ? whatIf.channels : source.workload.channels);
+    if (tuned)
+        out["tuned"] = {{"order", tuned->settings.plan_order ? "plan" : "dynamic"},
+                        {"channels", tuned->settings.channels},
+                        {"segment_bytes", config.segment_bytes},
+                        {"fusion_groups", config.fusion_groups}};
 
     if (auto saveTo = args.value("save-to")) {
         profiler::RunInfo info;
@@ -79,6 +92,7 @@ int runReplay(const Args& args) {
     printFigures((config.name + " " + app::formatSize(static_cast<std::int64_t>(config.segment_bytes))).c_str(),
                  result.sim.figures);
     if (source.measuredIterMs > 0) std::printf("measured (as captured)    %9.3f ms/iter\n", source.measuredIterMs);
+    if (tuned) std::printf("self-tuned pace: %s\n", app::describeSettings(tuned->settings).c_str());
     if (out.contains("fusion"))
         std::printf("fusion search: %zu groups, %.3f -> %.3f ms/iter\n", config.fusion_groups.size(),
                     out["fusion"]["before_ms"].get<double>(), out["fusion"]["after_ms"].get<double>());
@@ -168,6 +182,7 @@ int runCompare(const Args& args) {
             row["kind"] = "run";
             row["policy"] = s.observedPolicy;
             row["measured_iter_ms"] = s.measuredIterMs;
+            if (s.tuned) row["settings"] = app::describeSettings(*s.tuned);
         } else {
             if (!latestLoaded) {
                 latest = loadRunSource(project, baseRun);
@@ -181,8 +196,14 @@ int runCompare(const Args& args) {
                 if (!bytes || *bytes == 0) throw usageError("'" + item + "': the segment size is not a size");
                 config.segment_bytes = static_cast<std::size_t>(*bytes);
             }
-            const engine::ReplayResult r = replayOrThrow(latest, config, {}, 0);
-            row = figuresJson(r.sim.figures);
+            if (config.name == "pace" && colon == std::string::npos) {
+                // Plain `pace` is what the self-tuning pace would run on this run's measurements.
+                const SelfTuned tuned = selfTunedPace(latest, config, false, {}, 0);
+                row = figuresJson(tuned.result.sim.figures);
+                row["settings"] = app::describeSettings(tuned.settings);
+            } else {
+                row = figuresJson(replayOrThrow(latest, config, {}, 0).sim.figures);
+            }
             row["item"] = item;
             row["kind"] = "replay";
             row["policy"] = config.name;
@@ -194,14 +215,15 @@ int runCompare(const Args& args) {
         printJson({{"project", project}, {"items", rows}});
         return 0;
     }
-    std::printf("%-20s %-8s %-14s %12s %12s %12s %9s\n", "item", "kind", "policy", "predicted ms", "measured ms",
-                "exposed ms", "overlap");
+    std::printf("%-20s %-8s %-14s %12s %12s %12s %9s  %s\n", "item", "kind", "policy", "predicted ms", "measured ms",
+                "exposed ms", "overlap", "settings");
     for (const auto& row : rows) {
-        std::printf("%-20s %-8s %-14s %12.3f %12s %12.3f %8.0f%%\n", row["item"].get<std::string>().c_str(),
+        std::printf("%-20s %-8s %-14s %12.3f %12s %12.3f %8.0f%%  %s\n", row["item"].get<std::string>().c_str(),
                     row["kind"].get<std::string>().c_str(), row["policy"].get<std::string>().c_str(),
                     row["predicted_iter_ms"].get<double>(),
                     row.contains("measured_iter_ms") ? std::to_string(row["measured_iter_ms"].get<double>()).c_str() : "-",
-                    row["exposed_comm_ms"].get<double>(), row["overlap"].get<double>() * 100);
+                    row["exposed_comm_ms"].get<double>(), row["overlap"].get<double>() * 100,
+                    row.value("settings", std::string()).c_str());
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 #include "app/cli/commands/commands.h"
 #include "app/common/policy_json.h"
 #include "app/common/trace_conversion.h"
+#include "app/common/tuned_settings.h"
 #include "engine/replay/observed_run.h"
 #include "engine/replay/zoo.h"
 #include "pacer/config.h"
@@ -21,14 +22,20 @@ namespace {
 // How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
 // readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
 // runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
-// flight after warm-up; everything else runs one.
-void describeEngine(const profiler::RunSummary& run, engine::ObservedRun& observed) {
+// flight after warm-up; everything else runs one. A pace that tuned itself ran the order and channels it chose.
+void describeEngine(const profiler::RunSummary& run, const std::optional<engine::Schedule>& tuned,
+                    engine::ObservedRun& observed) {
     observed.readiness_rides_on_units = false;
     observed.channels = 1;
     const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
     if (run.backend != "cpu" || !experiment.is_object()) return;
+    if (tuned) {
+        observed.readiness_rides_on_units = engine::readinessRidesOnUnits(tuned->plan_order, true);
+        observed.channels = tuned->plan_order ? std::clamp(tuned->channels, 1, 16) : 1;
+        return;
+    }
     const std::string order = experiment.value("order", std::string("dynamic"));
-    observed.readiness_rides_on_units = order == "dynamic";
+    observed.readiness_rides_on_units = engine::readinessRidesOnUnits(order == "plan", true);
     const auto channels = experiment.find("channels");
     if (order == "plan" && channels != experiment.end() && channels->is_number_integer())
         observed.channels = std::clamp(channels->get<int>(), 1, 16);
@@ -44,7 +51,11 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     auto trace = profiler::readRun(project, summary.value().run_id);
     if (!trace.ok()) throw usageError(trace.status().message());
     engine::ObservedRun observed = app::observedFromTrace(trace.value());
-    describeEngine(summary.value(), observed);
+    engine::PolicyConfig config;
+    config.name = trace.value().policy.empty() ? "fifo" : trace.value().policy;
+    if (trace.value().segment_bytes > 0) config.segment_bytes = static_cast<std::size_t>(trace.value().segment_bytes);
+    const std::optional<engine::Schedule> tuned = app::tuningFromMetrics(summary.value().metrics, config);
+    describeEngine(summary.value(), tuned, observed);
     auto workload = engine::extractWorkload(observed);
     if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
                                          " cannot be replayed: " + workload.status().message());
@@ -56,8 +67,9 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     s.cost = cost.value();
     s.runId = trace.value().run_id;
     s.observedPolicy = trace.value().policy;
-    s.observedConfig.name = trace.value().policy.empty() ? "fifo" : trace.value().policy;
-    if (trace.value().segment_bytes > 0) s.observedConfig.segment_bytes = static_cast<std::size_t>(trace.value().segment_bytes);
+    s.observedConfig = tuned ? tuned->policy : config;
+    s.tuned = tuned;
+    s.hostMemory = summary.value().backend == "cpu";
     s.description = project + " run " + std::to_string(s.runId) + " (" + s.observedPolicy + ", " +
                     std::to_string(trace.value().ranks) + " ranks)";
     if (auto it = summary.value().metrics.find("iter_ms"); it != summary.value().metrics.end()) s.measuredIterMs = it->second;
@@ -125,6 +137,34 @@ nlohmann::json figuresJson(const engine::SimFigures& f) {
     return {{"predicted_iter_ms", f.iter_ms}, {"lower_bound_ms", f.lower_bound_ms}, {"compute_ms", f.compute_ms},
             {"comm_ms", f.comm_ms},           {"exposed_comm_ms", f.exposed_comm_ms}, {"overlap", f.overlap},
             {"idle_ms", f.idle_ms}};
+}
+
+SelfTuned selfTunedPace(const ReplaySource& source, const engine::PolicyConfig& config, bool segmentFixed,
+                        const engine::WhatIf& whatIf, int iterations) {
+    engine::TuneRequest request;
+    request.policy = config;
+    request.policy.fusion_groups.clear();
+    request.segment_fixed = segmentFixed;
+    request.host_memory = source.hostMemory;
+    if (!source.hostMemory) {  // NCCL keeps one channel of ours
+        request.channels_fixed = true;
+        request.channels = 1;
+    }
+    auto tuned = engine::tunePace(source.workload, source.cost, request, whatIf);
+    if (!tuned.ok()) throw usageError(tuned.status().message());
+    engine::SimOptions options;
+    if (iterations > 0) options.iterations = iterations;
+    auto r = engine::replay(tuned.value().workload, tuned.value().cost, tuned.value().policy, {}, options);
+    if (!r.ok()) throw usageError(r.status().message());
+    SelfTuned out;
+    out.settings.policy = tuned.value().policy;
+    out.settings.plan_order = tuned.value().plan_order;
+    out.settings.channels = tuned.value().channels;
+    out.settings.tuned = true;
+    out.settings.predicted_ms = r.value().sim.figures.iter_ms;
+    out.result = std::move(r).value();
+    out.workload = tuned.value().workload;
+    return out;
 }
 
 }  // namespace pacer::cli

@@ -3,12 +3,15 @@
 #pragma once
 
 #include "app/cli/cli_args.h"
+#include "engine/planning/schedule.h"
+#include "engine/planning/self_tune.h"
 #include "engine/policy_config.h"
 #include "engine/replay/replay.h"
 #include "engine/sim/workload.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 namespace pacer::cli {
@@ -21,6 +24,8 @@ struct ReplaySource {
     engine::PolicyConfig observedConfig;
     double measuredIterMs = 0;    // the run's own iter_ms, when known
     std::int64_t runId = 0;
+    std::optional<engine::Schedule> tuned;  // the settings a self-tuning pace chose for the run
+    bool hostMemory = false;      // CPU ranks: dynamic order hears readiness one unit late, channels possible
 };
 
 ReplaySource loadReplaySource(const Args& args);   // --project [--run] | --model
@@ -29,6 +34,16 @@ engine::WhatIf whatIfFrom(const Args& args);        // --ranks --link-gbps --lin
 // --policy and the knobs that go with it, on top of `base`
 engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base);
 nlohmann::json figuresJson(const engine::SimFigures& f);
+
+// `pace` without settings chooses its own, as the worker would after warm-up: what the user fixed is kept
+// (segment size, channels given on the command line). Returns the chosen settings and the replay under them.
+struct SelfTuned {
+    engine::Schedule settings;
+    engine::ReplayResult result;
+    engine::Workload workload;  // as the chosen order runs it
+};
+SelfTuned selfTunedPace(const ReplaySource& source, const engine::PolicyConfig& config, bool segmentFixed,
+                        const engine::WhatIf& whatIf, int iterations);
 // Where model-zoo profiles are looked for: $PACER_ZOO_PATH and ./samples/zoo (the engine's defaults), then the
 // samples of the source tree this program was built from.
 std::vector<std::string> zooDirs();

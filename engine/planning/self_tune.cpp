@@ -39,6 +39,12 @@ std::vector<std::size_t> segmentSizes(const Workload& w) {
     return sizes;
 }
 
+std::size_t totalBytes(const Workload& w) {
+    std::size_t sum = 0;
+    for (const TensorInfo& t : w.tensors) sum += t.bytes();
+    return sum;
+}
+
 bool better(const SimFigures& a, const SimFigures& b) {
     constexpr double kEps = 1e-9;
     if (a.iter_ms < b.iter_ms - kEps) return true;
@@ -66,7 +72,11 @@ Result<Tried> tuneOne(const Workload& w, const CostModel& c, const TuneRequest& 
         have = true;
     }
     if (!r.fusion_fixed) {
-        Result<FusionResult> fusion = searchFusion(w, c, best.policy, WhatIf{});
+        // Groups may grow past one segment, up to the whole model: where every call costs a fixed millisecond, a
+        // few large fused units (as DDP's 25 MiB buckets) can beat many small ones, and the search weighs that.
+        FusionSearchOptions search;
+        search.max_group_bytes = std::max(best.policy.segment_bytes, totalBytes(w));
+        Result<FusionResult> fusion = searchFusion(w, c, best.policy, WhatIf{}, search);
         if (!fusion.ok()) return fusion.status();
         *evaluations += fusion.value().evaluations;
         best.policy.fusion_groups = fusion.value().groups;

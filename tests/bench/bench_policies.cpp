@@ -6,7 +6,7 @@
 // of the same size; each cell that falls short is printed and counted (the exit status is for failed runs only:
 // a shortfall is a finding, and timing on a shared machine is not a test).
 //
-//   bench_policies [--quick] [--rounds N]     --quick: the wide MLP at 10 Gb/s, 6 iterations, one round
+//   bench_policies [--quick] [--rounds N]     --quick: the wide MLP at 10 Gb/s, 10 iterations, one round
 #include "bench_cli.h"
 
 #include <QFile>
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
               : std::vector<Family>{{"mlp", "mlp-wide-2rank.json"}, {"cnn", "cnn-2rank.json"},
                                     {"transformer", "transformer-2rank.json"}};
     const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10, 25};
-    const QString iterations = quick ? "6" : "30";
+    const QString iterations = quick ? "10" : "30";
     QTemporaryDir dir;
     int failures = 0, cells = 0, paceNearFastest = 0, balancedCells = 0, paceAheadOfDdp = 0;
     std::printf("# 2 ranks, %s iterations, every policy at its defaults, ms per iteration (median of %d rounds)\n",

@@ -59,8 +59,11 @@ constexpr int kWarmupToTune = 2;
 engine::ScheduleRequest scheduleRequest(const app::Experiment& e, const engine::PolicyConfig& policy, bool gpu) {
     engine::ScheduleRequest r;
     r.tune.policy = policy;
+    // A segment size given fixes the schedule's granularity: pace then keeps its documented fusion (greedy below
+    // fuse_below_bytes, or the groups given) and chooses only the order and channels left open.
     r.tune.segment_fixed = e.policy.contains("segment_bytes");
-    r.tune.fusion_fixed = e.policy.contains("fusion_groups") || e.policy.contains("fuse_below_bytes");
+    r.tune.fusion_fixed = r.tune.segment_fixed || e.policy.contains("fusion_groups") ||
+                          e.policy.contains("fuse_below_bytes");
     r.tune.order_fixed = e.orderGiven;
     r.tune.plan_order = e.order == "plan";
     r.tune.channels_fixed = e.channelsGiven || gpu;

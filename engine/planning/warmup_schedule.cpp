@@ -5,7 +5,9 @@
 namespace pacer::engine {
 
 bool wantsSelfTune(const TuneRequest& r) {
-    return r.policy.name == "pace" && !(r.segment_fixed && r.fusion_fixed && r.order_fixed && r.channels_fixed);
+    // Dynamic order runs one channel: with the order fixed there, the channels are no choice either.
+    const bool engineFixed = r.order_fixed && (!r.plan_order || r.channels_fixed);
+    return r.policy.name == "pace" && !(r.segment_fixed && r.fusion_fixed && engineFixed);
 }
 
 Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request) {

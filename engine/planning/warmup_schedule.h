@@ -18,7 +18,8 @@ struct ScheduleRequest {
     bool self_tune = false;  // pace with something left to choose
 };
 
-// Pace chooses for itself unless the user fixed every setting the choice covers.
+// Pace chooses for itself unless the user fixed every setting the choice covers (in dynamic order the channels
+// are not a choice).
 bool wantsSelfTune(const TuneRequest& request);
 
 Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request);

@@ -92,7 +92,13 @@ private slots:
         QVERIFY(!wantsSelfTune(request));
         request.policy.name = "pace";
         QVERIFY(wantsSelfTune(request));
-        request.segment_fixed = request.fusion_fixed = request.order_fixed = request.channels_fixed = true;
+        request.segment_fixed = request.fusion_fixed = request.order_fixed = true;
+        request.plan_order = true;
+        QVERIFY(wantsSelfTune(request));  // plan order with the channels left open: those are chosen
+        request.plan_order = false;
+        QVERIFY(!wantsSelfTune(request));  // dynamic order runs one channel: nothing left to choose
+        request.plan_order = true;
+        request.channels_fixed = true;
         QVERIFY(!wantsSelfTune(request));
     }
 

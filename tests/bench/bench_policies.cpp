@@ -6,7 +6,8 @@
 // of the same size; each cell that falls short is printed and counted (the exit status is for failed runs only:
 // a shortfall is a finding, and timing on a shared machine is not a test).
 //
-//   bench_policies [--quick] [--rounds N]     --quick: the wide MLP at 10 Gb/s, 10 iterations, one round
+//   bench_policies [--quick] [--rounds N] [--links 1,2.5]
+//     --quick: the wide MLP at 10 Gb/s, 10 iterations, one round; --links: a part of the grid
 #include "bench_cli.h"
 
 #include <QFile>
@@ -55,7 +56,12 @@ int main(int argc, char** argv) {
         quick ? std::vector<Family>{{"mlp", "mlp-wide-2rank.json"}}
               : std::vector<Family>{{"mlp", "mlp-wide-2rank.json"}, {"cnn", "cnn-2rank.json"},
                                     {"transformer", "transformer-2rank.json"}};
-    const QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10, 25};
+    QList<double> links = quick ? QList<double>{10} : QList<double>{1, 2.5, 10, 25};
+    for (int i = 1; i + 1 < argc; ++i)
+        if (QString(argv[i]) == "--links") {
+            links.clear();
+            for (const QString& g : QString(argv[i + 1]).split(',')) links.push_back(g.toDouble());
+        }
     const QString iterations = quick ? "10" : "30";
     QTemporaryDir dir;
     int failures = 0, cells = 0, paceNearFastest = 0, balancedCells = 0, paceAheadOfDdp = 0;

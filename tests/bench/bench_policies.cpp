@@ -92,6 +92,10 @@ int main(int argc, char** argv) {
                 std::sort(values.begin(), values.end());
                 ms[policy] = values[values.size() / 2];
             }
+            if (std::any_of(policies.begin(), policies.end(), [&](const QString& p) { return ms[p] <= 0; })) {
+                std::printf("%-12s %6.1f  a run failed: no comparison\n", family.name, gbps);  // named on stderr
+                continue;
+            }
             QString fastest = policies.front();
             for (const QString& p : policies)
                 if (ms[p] < ms[fastest]) fastest = p;

@@ -70,6 +70,13 @@ ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
     s.observedConfig = tuned ? tuned->policy : config;
     s.tuned = tuned;
     s.hostMemory = summary.value().backend == "cpu";
+    const auto experiment = nlohmann::json::parse(summary.value().experiment_json, nullptr, false);
+    if (experiment.is_object()) {
+        if (auto o = experiment.find("order"); o != experiment.end() && o->is_string())
+            s.planOrderGiven = o->get<std::string>() == "plan";
+        if (auto c = experiment.find("channels"); c != experiment.end() && c->is_number_integer())
+            s.channelsGiven = std::clamp(c->get<int>(), 1, 16);
+    }
     s.description = project + " run " + std::to_string(s.runId) + " (" + s.observedPolicy + ", " +
                     std::to_string(trace.value().ranks) + " ranks)";
     if (auto it = summary.value().metrics.find("iter_ms"); it != summary.value().metrics.end()) s.measuredIterMs = it->second;
@@ -146,6 +153,14 @@ SelfTuned selfTunedPace(const ReplaySource& source, const engine::PolicyConfig& 
     request.policy.fusion_groups.clear();
     request.segment_fixed = segmentFixed;
     request.host_memory = source.hostMemory;
+    if (source.planOrderGiven) {
+        request.order_fixed = true;
+        request.plan_order = *source.planOrderGiven;
+    }
+    if (source.channelsGiven) {
+        request.channels_fixed = true;
+        request.channels = *source.channelsGiven;
+    }
     if (!source.hostMemory) {  // NCCL keeps one channel of ours
         request.channels_fixed = true;
         request.channels = 1;

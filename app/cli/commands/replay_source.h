@@ -26,6 +26,9 @@ struct ReplaySource {
     std::int64_t runId = 0;
     std::optional<engine::Schedule> tuned;  // the settings a self-tuning pace chose for the run
     bool hostMemory = false;      // CPU ranks: dynamic order hears readiness one unit late, channels possible
+    // The run's experiment set these: a pace captured from it would keep them, so its self-tuning replay does too.
+    std::optional<bool> planOrderGiven;
+    std::optional<int> channelsGiven;
 };
 
 ReplaySource loadReplaySource(const Args& args);   // --project [--run] | --model
@@ -36,7 +39,7 @@ engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base);
 nlohmann::json figuresJson(const engine::SimFigures& f);
 
 // `pace` without settings chooses its own, as the worker would after warm-up: what the user fixed is kept
-// (segment size, channels given on the command line). Returns the chosen settings and the replay under them.
+// (channels given on the command line, the order and channels the run's experiment set). Returns the chosen settings and the replay under them.
 struct SelfTuned {
     engine::Schedule settings;
     engine::ReplayResult result;

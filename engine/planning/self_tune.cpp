@@ -98,12 +98,27 @@ Workload asRun(const Workload& workload, bool planOrder, int channels, bool host
     return w;
 }
 
+CostModel calibratePerCallCost(const Workload& workload, const CostModel& cost, const PolicyConfig& observed,
+                               double observedMs) {
+    if (!(observedMs > 0)) return cost;
+    Result<ReplayResult> r = replay(workload, cost, observed, WhatIf{});
+    if (!r.ok() || r.value().sim.order.empty()) return cost;
+    const double predictedMs = r.value().sim.figures.iter_ms;
+    if (observedMs <= predictedMs * 1.02) return cost;
+    const double extraNs = (observedMs - predictedMs) * 1e6 / static_cast<double>(r.value().sim.order.size());
+    CostModel c = cost;
+    c.alpha_ns += extraNs;
+    for (auto& [bytes, ns] : c.measured) ns += extraNs;
+    return c;
+}
+
 Result<TunedPace> tunePace(const Workload& workload, const CostModel& cost, const TuneRequest& request,
                            const WhatIf& whatIf) {
     if (request.policy.name != "pace") return Status::error("only pace tunes itself, not '" + request.policy.name + "'");
     Result<Workload> w = applyWhatIf(workload, whatIf);
     if (!w.ok()) return w.status();
-    Result<CostModel> c = applyWhatIf(cost, workload.ranks, whatIf);
+    const CostModel calibrated = calibratePerCallCost(workload, cost, request.observed_policy, request.observed_ms);
+    Result<CostModel> c = applyWhatIf(calibrated, workload.ranks, whatIf);
     if (!c.ok()) return c.status();
     TuneRequest r = request;
     if (whatIf.channels > 0) {

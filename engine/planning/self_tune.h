@@ -32,6 +32,11 @@ struct TuneRequest {
     // The engine's dynamic order on host memory hears readiness one unit late (Workload::readiness_rides_on_units);
     // false on GPUs. Several channels need host memory too (one NCCL channel).
     bool host_memory = true;
+    // What the measurements came from, when known: the configuration that ran (on the workload as extracted) and
+    // its observed iteration time. Where the run was slower than replay predicts for it, the difference is
+    // charged to each collective's fixed cost before choosing (see calibratePerCallCost).
+    PolicyConfig observed_policy;
+    double observed_ms = 0;  // 0: nothing to calibrate against
 };
 
 struct TunedPace {
@@ -47,6 +52,15 @@ struct TunedPace {
 // The workload as an engine in that order runs it: dynamic order on host memory hears readiness one unit late;
 // plan order has `channels` units in flight.
 Workload asRun(const Workload& workload, bool planOrder, int channels, bool hostMemory);
+
+// The per-call cost the run really paid. On a loaded CPU host a collective also waits for the later rank's
+// communication thread to get a core; the fit counts a collective from the last rank's join, so that wait falls
+// outside it, and replay then prefers many small units that the machine cannot deliver (seen on this 2-core
+// machine: predictions of 128-256 KiB segment schedules 2-5x too fast). So: replay the configuration that ran; if
+// the observed time exceeds the prediction by more than 2%, the excess divided by its units per iteration is
+// added to every collective's cost. Never lowers the cost.
+CostModel calibratePerCallCost(const Workload& workload, const CostModel& cost, const PolicyConfig& observed,
+                               double observedMs);
 
 Result<TunedPace> tunePace(const Workload& workload, const CostModel& cost, const TuneRequest& request,
                            const WhatIf& whatIf = {});

@@ -23,7 +23,10 @@ Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleReq
     Workload run = asRun(workload.value(), s.plan_order, s.channels, request.tune.host_memory);
     CostModel runCost = cost.value();
     if (request.self_tune) {
-        Result<TunedPace> tuned = tunePace(workload.value(), cost.value(), request.tune);
+        TuneRequest tune = request.tune;
+        tune.observed_policy = request.tune.policy;  // warm-up ran the settings as given, dynamic order
+        if (Result<double> ms = observedIterationMs(warmup); ms.ok()) tune.observed_ms = ms.value();
+        Result<TunedPace> tuned = tunePace(workload.value(), cost.value(), tune);
         if (!tuned.ok()) return tuned.status();
         s.policy = tuned.value().policy;
         s.plan_order = tuned.value().plan_order;

@@ -153,6 +153,8 @@ SelfTuned selfTunedPace(const ReplaySource& source, const engine::PolicyConfig& 
     request.policy.fusion_groups.clear();
     request.segment_fixed = segmentFixed;
     request.host_memory = source.hostMemory;
+    request.observed_policy = source.observedConfig;
+    request.observed_ms = source.measuredIterMs;
     if (source.planOrderGiven) {
         request.order_fixed = true;
         request.plan_order = *source.planOrderGiven;

@@ -192,6 +192,8 @@ private:
         t.rank = o_.rank;
         t.size = o_.worldSize;
         t.rendezvous_dir = o_.rendezvous;
+        t.host = o_.host;
+        t.iface = o_.iface;
         t.timeout = timeout();
         t.link_gbps = e.linkGbps;
         t.link_latency_us = e.linkLatencyUs;
@@ -208,6 +210,7 @@ private:
         info.ranks = o_.worldSize;
         info.iterations = e.iterations;
         info.backend = e.backend;
+        info.run_key = o_.runKey;
         info.started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
             std::chrono::system_clock::now().time_since_epoch()).count();
         auto writer = profiler::RankFileWriter::create(o_.runDir + "/rank-" + std::to_string(o_.rank) + ".pacer", info,
@@ -382,7 +385,7 @@ private:
         runtime_.reset();
         bridge_->keepSpans(false);
         const bool onDevice = s_.device == kernels::Device::Cuda;
-        auto spans = engine::gatherSpans(*transport_, bridge_->takeSpans(), onDevice);
+        auto spans = engine::gatherSpans(*transport_, bridge_->takeSpans());
         if (!spans.ok()) throw RunError("warm-up: " + spans.status().message());
         engine::Schedule chosen;
         if (o_.rank == 0) {
@@ -398,7 +401,7 @@ private:
             if (!computed.ok()) throw RunError("plan: " + computed.status().message());
             chosen = std::move(computed).value();
         }
-        auto shared = engine::shareSchedule(*transport_, chosen, s_.policy, onDevice);
+        auto shared = engine::shareSchedule(*transport_, chosen, s_.policy);
         if (!shared.ok()) throw RunError("plan: " + shared.status().message());
         const engine::Schedule& s = shared.value();
         if (s.tuned) recordTuning(s);

@@ -47,7 +47,7 @@ private slots:
     void tunesAndRecords() {
         project_ = dir_.filePath("tuned.pacer");
         const QString experiment = writeExperiment(dir_, "pace-defaults.json", paceDefaults());
-        const ProcessResult r = runCli({"capture", "--experiment", experiment, "--out", project_, "--json"});
+        const ProcessResult r = runCli({"capture", "--experiment", experiment, "--out", project_, "--keep-run-dir", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.json()["params_match"].toBool(), "final parameters differ between ranks");
 
@@ -67,8 +67,8 @@ private slots:
         QVERIFY2(text.out.contains("tuned itself:"), text.out.constData());
     }
 
-    // Each rank's own file holds the same chosen settings, and after warm-up every rank issued the same units in
-    // the same order.
+    // Each rank's own file (kept by --keep-run-dir) holds the same chosen settings, and after warm-up every rank
+    // issued the same units in the same order.
     void identicalOnEveryRank() {
         std::vector<std::map<std::string, double>> perRank;
         QDirIterator files(project_ + ".runs", {"rank-*.pacer"}, QDir::Files, QDirIterator::Subdirectories);

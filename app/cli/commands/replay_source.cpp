@@ -1,89 +1,22 @@
 #include "app/cli/commands/replay_source.h"
 
 #include "app/cli/commands/commands.h"
-#include "app/common/policy_json.h"
-#include "app/common/trace_conversion.h"
-#include "app/common/tuned_settings.h"
-#include "engine/replay/observed_run.h"
 #include "engine/replay/zoo.h"
 #include "pacer/config.h"
-#include "profiler/project.h"
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <filesystem>
 #include <fstream>
 
 namespace pacer::cli {
 
-namespace {
-
-// How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
-// readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
-// runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
-// flight after warm-up; everything else runs one. A pace that tuned itself ran the order and channels it chose.
-void describeEngine(const profiler::RunSummary& run, const std::optional<engine::Schedule>& tuned,
-                    engine::ObservedRun& observed) {
-    observed.readiness_rides_on_units = false;
-    observed.channels = 1;
-    const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
-    if (run.backend != "cpu" || !experiment.is_object()) return;
-    if (tuned) {
-        observed.readiness_rides_on_units = engine::readinessRidesOnUnits(tuned->plan_order, true);
-        observed.channels = tuned->plan_order ? std::clamp(tuned->channels, 1, 16) : 1;
-        return;
-    }
-    const std::string order = experiment.value("order", std::string("dynamic"));
-    observed.readiness_rides_on_units = engine::readinessRidesOnUnits(order == "plan", true);
-    const auto channels = experiment.find("channels");
-    if (order == "plan" && channels != experiment.end() && channels->is_number_integer())
-        observed.channels = std::clamp(channels->get<int>(), 1, 16);
+app::ReplayInput loadRunSource(const std::string& project, std::int64_t runId) {
+    auto input = app::loadRunInput(project, runId);
+    if (!input.ok()) throw usageError(input.message());
+    return std::move(input).value();
 }
 
-}  // namespace
-
-ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
-    if (!std::filesystem::exists(project)) throw usageError(project + ": no such file");
-    if (auto st = profiler::checkProject(project); !st.ok()) throw usageError(st.message());
-    auto summary = profiler::readRunSummary(project, runId);
-    if (!summary.ok()) throw usageError(summary.status().message());
-    auto trace = profiler::readRun(project, summary.value().run_id);
-    if (!trace.ok()) throw usageError(trace.status().message());
-    engine::ObservedRun observed = app::observedFromTrace(trace.value());
-    engine::PolicyConfig config;
-    config.name = trace.value().policy.empty() ? "fifo" : trace.value().policy;
-    if (trace.value().segment_bytes > 0) config.segment_bytes = static_cast<std::size_t>(trace.value().segment_bytes);
-    const std::optional<engine::Schedule> tuned = app::tuningFromMetrics(summary.value().metrics, config);
-    describeEngine(summary.value(), tuned, observed);
-    auto workload = engine::extractWorkload(observed);
-    if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
-                                         " cannot be replayed: " + workload.status().message());
-    auto cost = engine::fitCostModel(observed);
-    if (!cost.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
-                                     ": no link cost can be fitted: " + cost.status().message());
-    ReplaySource s;
-    s.workload = std::move(workload).value();
-    s.cost = cost.value();
-    s.runId = trace.value().run_id;
-    s.observedPolicy = trace.value().policy;
-    s.observedConfig = tuned ? tuned->policy : config;
-    s.tuned = tuned;
-    s.hostMemory = summary.value().backend == "cpu";
-    const auto experiment = nlohmann::json::parse(summary.value().experiment_json, nullptr, false);
-    if (experiment.is_object()) {
-        if (auto o = experiment.find("order"); o != experiment.end() && o->is_string())
-            s.planOrderGiven = o->get<std::string>() == "plan";
-        if (auto c = experiment.find("channels"); c != experiment.end() && c->is_number_integer())
-            s.channelsGiven = std::clamp(c->get<int>(), 1, 16);
-    }
-    s.description = project + " run " + std::to_string(s.runId) + " (" + s.observedPolicy + ", " +
-                    std::to_string(trace.value().ranks) + " ranks)";
-    if (auto it = summary.value().metrics.find("iter_ms"); it != summary.value().metrics.end()) s.measuredIterMs = it->second;
-    return s;
-}
-
-ReplaySource loadReplaySource(const Args& args) {
+app::ReplayInput loadReplaySource(const Args& args) {
     const auto project = args.value("project");
     const auto model = args.value("model");
     if (project.has_value() == model.has_value()) throw usageError("give exactly one of --project or --model");
@@ -93,12 +26,9 @@ ReplaySource loadReplaySource(const Args& args) {
     }
     if (args.has("run")) throw usageError("--run goes with --project");
     const double tflops = args.number("device-tflops", 0.001, 1e6).value_or(0);
-    auto workload = engine::loadProfile(*model, tflops, zooDirs());
-    if (!workload.ok()) throw usageError(workload.status().message());
-    ReplaySource s;
-    s.workload = std::move(workload).value();
-    s.description = "model " + *model;
-    return s;  // the default cost model; --link-gbps / --link-latency-us set it
+    auto input = app::loadModelInput(*model, tflops, zooDirs());
+    if (!input.ok()) throw usageError(input.message());
+    return std::move(input).value();
 }
 
 engine::WhatIf whatIfFrom(const Args& args) {
@@ -134,6 +64,15 @@ engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base) {
     return base;
 }
 
+app::SelfTuned selfTunedPace(const app::ReplayInput& input, const engine::PolicyConfig& config, bool segmentFixed,
+                             const engine::WhatIf& whatIf, int iterations) {
+    engine::SimOptions options;
+    if (iterations > 0) options.iterations = iterations;
+    auto tuned = app::selfTunedPace(input, config, segmentFixed, whatIf, options);
+    if (!tuned.ok()) throw usageError(tuned.message());
+    return std::move(tuned).value();
+}
+
 std::vector<std::string> zooDirs() {
     std::vector<std::string> dirs = engine::defaultZooDirs();
     dirs.push_back(PACER_SOURCE_DIR "/samples/zoo");
@@ -144,44 +83,6 @@ nlohmann::json figuresJson(const engine::SimFigures& f) {
     return {{"predicted_iter_ms", f.iter_ms}, {"lower_bound_ms", f.lower_bound_ms}, {"compute_ms", f.compute_ms},
             {"comm_ms", f.comm_ms},           {"exposed_comm_ms", f.exposed_comm_ms}, {"overlap", f.overlap},
             {"idle_ms", f.idle_ms}};
-}
-
-SelfTuned selfTunedPace(const ReplaySource& source, const engine::PolicyConfig& config, bool segmentFixed,
-                        const engine::WhatIf& whatIf, int iterations) {
-    engine::TuneRequest request;
-    request.policy = config;
-    request.policy.fusion_groups.clear();
-    request.segment_fixed = segmentFixed;
-    request.host_memory = source.hostMemory;
-    request.observed_policy = source.observedConfig;
-    request.observed_ms = source.measuredIterMs;
-    if (source.planOrderGiven) {
-        request.order_fixed = true;
-        request.plan_order = *source.planOrderGiven;
-    }
-    if (source.channelsGiven) {
-        request.channels_fixed = true;
-        request.channels = *source.channelsGiven;
-    }
-    if (!source.hostMemory) {  // NCCL keeps one channel of ours
-        request.channels_fixed = true;
-        request.channels = 1;
-    }
-    auto tuned = engine::tunePace(source.workload, source.cost, request, whatIf);
-    if (!tuned.ok()) throw usageError(tuned.status().message());
-    engine::SimOptions options;
-    if (iterations > 0) options.iterations = iterations;
-    auto r = engine::replay(tuned.value().workload, tuned.value().cost, tuned.value().policy, {}, options);
-    if (!r.ok()) throw usageError(r.status().message());
-    SelfTuned out;
-    out.settings.policy = tuned.value().policy;
-    out.settings.plan_order = tuned.value().plan_order;
-    out.settings.channels = tuned.value().channels;
-    out.settings.tuned = true;
-    out.settings.predicted_ms = r.value().sim.figures.iter_ms;
-    out.result = std::move(r).value();
-    out.workload = tuned.value().workload;
-    return out;
 }
 
 }  // namespace pacer::cli

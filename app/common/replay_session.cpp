@@ -1,0 +1,151 @@
+#include "app/common/replay_session.h"
+
+#include "app/common/bounded_json.h"
+#include "app/common/trace_conversion.h"
+#include "app/common/tuned_settings.h"
+#include "engine/planning/self_tune.h"
+#include "engine/replay/observed_run.h"
+#include "engine/replay/zoo.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace pacer::app {
+
+namespace {
+
+// How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
+// readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
+// runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
+// flight after warm-up; everything else runs one. A pace that tuned itself ran the order and channels it chose.
+void describeEngine(const profiler::RunSummary& run, const nlohmann::json& experiment,
+                    const std::optional<engine::Schedule>& tuned, engine::ObservedRun& observed) {
+    observed.readiness_rides_on_units = false;
+    observed.channels = 1;
+    if (run.backend != "cpu" || !experiment.is_object()) return;
+    if (tuned) {
+        observed.readiness_rides_on_units = engine::readinessRidesOnUnits(tuned->plan_order, true);
+        observed.channels = tuned->plan_order ? std::clamp(tuned->channels, 1, 16) : 1;
+        return;
+    }
+    const std::string order = experiment.value("order", std::string("dynamic"));
+    observed.readiness_rides_on_units = engine::readinessRidesOnUnits(order == "plan", true);
+    const auto channels = experiment.find("channels");
+    if (order == "plan" && channels != experiment.end() && channels->is_number_integer())
+        observed.channels = std::clamp(channels->get<int>(), 1, 16);
+}
+
+// What the run trained, whatever schedule reduced it: the same key means the figures of two runs compare.
+std::string experimentKeyOf(const profiler::RunSummary& run, const nlohmann::json& experiment) {
+    if (!experiment.is_object() || !experiment.contains("model")) return "run " + std::to_string(run.run_id);
+    nlohmann::json key = {{"model", experiment["model"]},
+                          {"ranks", run.ranks},
+                          {"backend", run.backend},
+                          {"batch_per_rank", experiment.value("batch_per_rank", 0)}};
+    return key.dump();
+}
+
+}  // namespace
+
+engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrace> trace,
+                                         const profiler::RunSummary& summary, const std::string& where) {
+    std::string ignored;  // an experiment that does not parse says nothing about the engine: the defaults stand
+    auto parsed = parseBoundedJson(summary.experiment_json, &ignored);
+    const nlohmann::json experiment = parsed ? std::move(*parsed) : nlohmann::json(nlohmann::json::value_t::discarded);
+    engine::ObservedRun observed = observedFromTrace(*trace);
+    engine::PolicyConfig ran;
+    ran.name = trace->policy.empty() ? "fifo" : trace->policy;
+    if (trace->segment_bytes > 0) ran.segment_bytes = static_cast<std::size_t>(trace->segment_bytes);
+    std::optional<engine::Schedule> tuned = tuningFromMetrics(summary.metrics, ran);
+    describeEngine(summary, experiment, tuned, observed);
+    const std::string runName = where + " run " + std::to_string(trace->run_id);
+    auto workload = engine::extractWorkload(observed);
+    if (!workload.ok()) return engine::Status::error(runName + " cannot be replayed: " + workload.message());
+    auto cost = engine::fitCostModel(observed);
+    if (!cost.ok()) return engine::Status::error(runName + ": no link cost can be fitted: " + cost.message());
+
+    ReplayInput in;
+    in.workload = std::move(workload).value();
+    in.cost = cost.value();
+    in.runId = trace->run_id;
+    in.observedConfig = tuned ? tuned->policy : ran;
+    in.tuned = std::move(tuned);
+    in.hostMemory = summary.backend == "cpu";
+    if (experiment.is_object()) {
+        in.experimentName = experiment.value("name", std::string());
+        if (auto o = experiment.find("order"); o != experiment.end() && o->is_string())
+            in.planOrderGiven = o->get<std::string>() == "plan";
+        if (auto c = experiment.find("channels"); c != experiment.end() && c->is_number_integer())
+            in.channelsGiven = std::clamp(c->get<int>(), 1, 16);
+    }
+    in.experimentKey = experimentKeyOf(summary, experiment);
+    in.experimentJson = summary.experiment_json;
+    in.description = runName + " (" + in.observedConfig.name + ", " + std::to_string(trace->ranks) + " ranks" +
+                     (in.experimentName.empty() ? "" : ", " + in.experimentName) + ")";
+    if (auto it = summary.metrics.find("iter_ms"); it != summary.metrics.end()) in.measuredIterMs = it->second;
+    in.trace = std::move(trace);
+    return in;
+}
+
+engine::Result<ReplayInput> loadRunInput(const std::string& project, std::int64_t runId) {
+    auto record = profiler::readRunRecord(project, runId);
+    if (!record.ok()) return engine::Status::error(record.status().message());
+    auto trace = std::make_shared<const profiler::RunTrace>(std::move(record.value().trace));
+    return inputFromRun(std::move(trace), record.value().summary, project);
+}
+
+engine::Result<ReplayInput> loadModelInput(const std::string& nameOrFile, double deviceTflops,
+                                           const std::vector<std::string>& zooDirs) {
+    auto workload = engine::loadProfile(nameOrFile, deviceTflops, zooDirs);
+    if (!workload.ok()) return workload.status();
+    ReplayInput in;
+    in.workload = std::move(workload).value();
+    in.description = "model " + nameOrFile;
+    return in;  // the default cost model; the what-if link knobs set it
+}
+
+engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::PolicyConfig& config,
+                                        bool segmentFixed, const engine::WhatIf& whatIf,
+                                        const engine::SimOptions& options) {
+    engine::TuneRequest request;
+    request.policy = config;
+    request.policy.fusion_groups.clear();
+    request.segment_fixed = segmentFixed;
+    request.host_memory = input.hostMemory;
+    request.observed_policy = input.observedConfig;
+    request.observed_ms = input.measuredIterMs;
+    if (input.planOrderGiven) {
+        request.order_fixed = true;
+        request.plan_order = *input.planOrderGiven;
+    }
+    if (input.channelsGiven) {
+        request.channels_fixed = true;
+        request.channels = *input.channelsGiven;
+    }
+    if (!input.hostMemory) {  // NCCL keeps one channel of ours
+        request.channels_fixed = true;
+        request.channels = 1;
+    }
+    auto tuned = engine::tunePace(input.workload, input.cost, request, whatIf);
+    if (!tuned.ok()) return tuned.status();
+    auto r = engine::replay(tuned.value().workload, tuned.value().cost, tuned.value().policy, {}, options);
+    if (!r.ok()) return r.status();
+    SelfTuned out;
+    out.settings.policy = tuned.value().policy;
+    out.settings.plan_order = tuned.value().plan_order;
+    out.settings.channels = tuned.value().channels;
+    out.settings.tuned = true;
+    out.settings.predicted_ms = r.value().sim.figures.iter_ms;
+    out.result = std::move(r).value();
+    out.workload = tuned.value().workload;
+    return out;
+}
+
+engine::Result<ReplaySession> ReplaySession::openRun(const std::string& project, std::int64_t runId) {
+    auto input = loadRunInput(project, runId);
+    if (!input.ok()) return input.status();
+    return ReplaySession(std::make_shared<const ReplayInput>(std::move(input).value()));
+}
+
+}  // namespace pacer::app

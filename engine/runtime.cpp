@@ -1,5 +1,8 @@
 #include "engine/runtime.h"
 
+#include "engine/sim/workload.h"
+#include "engine/unit_ledger.h"
+
 #include "engine/plan.h"
 #include "engine/transport/latency_hint.h"
 #include "pacer/config.h"
@@ -246,7 +249,7 @@ Status Runtime::runDynamicIteration(int gen) {
     const int n = static_cast<int>(tensors_.size());
     const int ranks = transport_.size();
     std::vector<float> control(n + kClockChunks);
-    std::vector<bool> globallyReady(n, false);
+    UnitLedger ledger(tensors_);  // what the policy was told is ready everywhere, and what it has sent
     std::vector<bool> announced(n, false);
     std::optional<CommUnit> pendingDone;
     // Whether every rank enters the next round at once (there may be more work) or first waits for news. Not at
@@ -257,7 +260,7 @@ Status Runtime::runDynamicIteration(int gen) {
     // buffer), so a stream of units costs one collective each instead of two: each collective is several thread
     // wake-ups, which on a loaded machine is most of a small unit's time. Then `agreed` says control already
     // holds the agreement of the next round.
-    const bool piggyback = !options_.gpu && !transport_.deviceMemory();
+    const bool piggyback = readinessRidesOnUnits(false, !options_.gpu && !transport_.deviceMemory());
     bool agreed = false;
     using Clock = std::chrono::steady_clock;
     Clock::time_point wake = Clock::time_point::max();  // when the policy's held-back work is due
@@ -314,8 +317,8 @@ Status Runtime::runDynamicIteration(int gen) {
         pendingDone.reset();
         // Newly ready everywhere: in backward order, the order gradients are produced, so FIFO sees the same.
         for (int t = n - 1; t >= 0; --t) {
-            if (!globallyReady[t] && static_cast<int>(control[t] + 0.5f) == ranks) {
-                globallyReady[t] = true;
+            if (!ledger.wasHeard(t) && static_cast<int>(control[t] + 0.5f) == ranks) {
+                ledger.heard(t);
                 policy_->onGradientReady(t, now);
             }
         }
@@ -328,10 +331,7 @@ Status Runtime::runDynamicIteration(int gen) {
                 wake = Clock::now() + std::chrono::nanoseconds(std::max<Nanos>(0, w - now));
             continue;
         }
-        for (const Piece& p : unit->pieces)
-            if (p.tensor < 0 || p.tensor >= n || !globallyReady[p.tensor])
-                return Status::error("policy '" + std::string(policy_->name()) + "' chose tensor " +
-                                     std::to_string(p.tensor) + " before its gradient was ready on every rank");
+        PACER_RETURN_IF_ERROR(ledger.admit(policy_->name(), *unit));
         // The unit's span starts with the stand-alone agreement round that chose it, if there was one: that round
         // is part of what the unit cost, so the timeline shows it and replay's fitted per-call cost includes it.
         if (piggyback) {

@@ -1,6 +1,7 @@
 #include "app/common/comparison.h"
 
 #include "app/common/policy_json.h"
+#include "app/common/tuned_settings.h"
 #include "app/common/units.h"
 
 #include <algorithm>
@@ -106,23 +107,35 @@ engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<Comp
         row.runId = row.input->runId;
         row.experimentName = row.input->experimentName;
         engine::PolicyConfig config = item.config;
+        const bool selfTune = item.kind == CompareItem::Kind::Schedule && config.name == "pace" && config.segment_bytes == 0;
         if (item.kind == CompareItem::Kind::Run) {
             config = row.input->observedConfig;
             row.measuredIterMs = row.input->measuredIterMs;
+            if (row.input->tuned) row.settings = describeSettings(*row.input->tuned);
         } else {
             if (config.segment_bytes == 0)
-                config.segment_bytes = row.input->observedConfig.segment_bytes;  // "pace" alone: the run's own size
+                config.segment_bytes = row.input->observedConfig.segment_bytes;  // the run's own size
             // "ddp" on an imported DDP run: with the buckets its trace showed (PolicyConfig::buckets).
             if (config.name == "ddp" && config.buckets.empty()) config.buckets = row.input->observedConfig.buckets;
         }
-        auto result = engine::replay(row.input->workload, row.input->cost, config, item.whatIf, options,
-                                     row.input->iterations);
-        if (!result.ok())
-            return engine::Status::error("'" + item.label + "' on run " + std::to_string(row.runId) + ": " +
-                                         result.message());
-        row.config = config;
-        row.predicted = std::move(result.value().sim);
-        row.band = std::move(result.value().band);
+        const auto failed = [&](const std::string& why) {
+            return engine::Status::error("'" + item.label + "' on run " + std::to_string(row.runId) + ": " + why);
+        };
+        if (selfTune) {  // plain `pace`: what the self-tuning pace would run on this run's measurements
+            auto tuned = selfTunedPace(*row.input, config, false, item.whatIf, options);
+            if (!tuned.ok()) return failed(tuned.message());
+            row.config = tuned.value().settings.policy;
+            row.settings = describeSettings(tuned.value().settings);
+            row.predicted = std::move(tuned.value().result.sim);
+            row.band = std::move(tuned.value().result.band);
+        } else {
+            auto result = engine::replay(row.input->workload, row.input->cost, config, item.whatIf, options,
+                                         row.input->iterations);
+            if (!result.ok()) return failed(result.message());
+            row.config = config;
+            row.predicted = std::move(result.value().sim);
+            row.band = std::move(result.value().band);
+        }
 
         auto group = std::find_if(out.groups.begin(), out.groups.end(),
                                   [&](const CompareGroup& g) { return g.key == row.input->experimentKey; });

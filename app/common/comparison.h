@@ -2,6 +2,7 @@
 // on and which experiment that run trained. Shared by `pacer-cli compare` and the GUI's compare view, so both
 // read the same figures with the same rules:
 //  - a run item is the run's measurement next to its self-replay;
+//  - a plain `pace` (no segment size) is what the self-tuning pace would choose on that run;
 //  - a schedule item replays on the run it names (POLICY[:SIZE]@RUN, or a saved schedule's own run), else on
 //    the run given as the default (the CLI's --run, or the last run item named before it, or the latest run);
 //  - differences against the baseline are given only between rows of the same experiment; rows of different
@@ -39,6 +40,9 @@ struct CompareRow {
     engine::SimResult predicted;      // a run: its self-replay
     engine::PredictionBand band;      // predicted_low_ms..predicted_high_ms from the run's iterations
     double measuredIterMs = 0;        // runs only; 0 = not measured
+    // What a self-tuning pace chose ("plan order, 2 channels, 1 MiB segments"): a run's, or a plain `pace`
+    // schedule's as replayed on its run; "" otherwise.
+    std::string settings;
     std::shared_ptr<const ReplayInput> input;  // what it was replayed from (its run's trace for drawing)
 };
 

@@ -111,7 +111,7 @@ bool normalisePolicySizes(json& policy, std::string* error) {
 }  // namespace
 
 json Experiment::toJson() const {
-    return json{{"name", name},
+    json j{{"name", name},
                 {"model", model},
                 {"ranks", ranks},
                 {"backend", backend},
@@ -122,11 +122,12 @@ json Experiment::toJson() const {
                 {"threads_per_rank", threadsPerRank},
                 {"optimizer", optimizer},
                 {"policy", policy},
-                {"order", order},
-                {"channels", channels},
                 {"link", {{"gbps", linkGbps}, {"latency_us", linkLatencyUs}}},
                 {"timeout_s", timeoutSeconds},
                 {"trace", trace}};
+    if (orderGiven) j["order"] = order;
+    if (channelsGiven) j["channels"] = channels;
+    return j;
 }
 
 std::optional<Experiment> parseExperiment(const json& j, const std::string& baseDir, std::string* error) {
@@ -145,6 +146,8 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
               readField(j, "timeout_s", e.timeoutSeconds, error) &&
               readField(j, "trace", e.trace, error);
     if (!ok) return std::nullopt;
+    e.orderGiven = j.contains("order");
+    e.channelsGiven = j.contains("channels");
     if (auto it = j.find("optimizer"); it != j.end()) e.optimizer = *it;
     if (auto it = j.find("policy"); it != j.end()) {
         if (it->is_string()) e.policy = json{{"name", *it}};
@@ -212,8 +215,14 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
     if (o.iterations) e.iterations = *o.iterations;
     if (o.linkGbps) e.linkGbps = *o.linkGbps;
     if (o.linkLatencyUs) e.linkLatencyUs = *o.linkLatencyUs;
-    if (o.order) e.order = *o.order;
-    if (o.channels) e.channels = *o.channels;
+    if (o.order) {
+        e.order = *o.order;
+        e.orderGiven = true;
+    }
+    if (o.channels) {
+        e.channels = *o.channels;
+        e.channelsGiven = true;
+    }
     if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
     if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
     if (o.trace) e.trace = *o.trace;

@@ -9,8 +9,9 @@
 //     "iterations": 30, "warmup_iterations": 5, "batch_per_rank": 32, "seed": 7, "threads_per_rank": 1,
 //     "optimizer": {"kind": "sgd", "lr": 0.05},
 //     "policy": {"name": "pace", "segment_bytes": "256KiB"},   // every PolicyConfig field; sizes with units
-//     "order": "dynamic",                        // dynamic | plan
-//     "channels": 1,                             // plan order on cpu: segments in flight at once (1..16)
+//     "order": "dynamic",                        // dynamic | plan; left out: pace chooses, others run dynamic
+//     "channels": 1,                             // plan order on cpu: segments in flight at once (1..16);
+//                                                // left out: pace chooses, others run 1
 //     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off
 //     "timeout_s": 60,
 //     "trace": true                              // false records nothing: for measuring tracing's own cost
@@ -39,6 +40,10 @@ struct Experiment {
     nlohmann::json policy = nlohmann::json::object({{"name", "fifo"}});
     std::string order = "dynamic";
     int channels = 1;                // units in flight at once after warm-up (plan order, cpu backend)
+    // Whether the file (or an override) set them: what the user set, a self-tuning pace keeps; what they left out,
+    // it chooses. A resolved copy writes only what was set, so the workers see the same.
+    bool orderGiven = false;
+    bool channelsGiven = false;
     double linkGbps = 0;
     double linkLatencyUs = 0;
     double timeoutSeconds = 60;

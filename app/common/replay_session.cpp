@@ -2,6 +2,8 @@
 
 #include "app/common/bounded_json.h"
 #include "app/common/trace_conversion.h"
+#include "app/common/tuned_settings.h"
+#include "engine/planning/self_tune.h"
 #include "engine/replay/observed_run.h"
 #include "engine/replay/zoo.h"
 
@@ -16,13 +18,19 @@ namespace {
 // How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
 // readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
 // runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
-// flight after warm-up; everything else runs one.
-void describeEngine(const profiler::RunSummary& run, const nlohmann::json& experiment, engine::ObservedRun& observed) {
+// flight after warm-up; everything else runs one. A pace that tuned itself ran the order and channels it chose.
+void describeEngine(const profiler::RunSummary& run, const nlohmann::json& experiment,
+                    const std::optional<engine::Schedule>& tuned, engine::ObservedRun& observed) {
     observed.readiness_rides_on_units = false;
     observed.channels = 1;
     if (run.backend != "cpu" || !experiment.is_object()) return;
+    if (tuned) {
+        observed.readiness_rides_on_units = engine::readinessRidesOnUnits(tuned->plan_order, true);
+        observed.channels = tuned->plan_order ? std::clamp(tuned->channels, 1, 16) : 1;
+        return;
+    }
     const std::string order = experiment.value("order", std::string("dynamic"));
-    observed.readiness_rides_on_units = order == "dynamic";
+    observed.readiness_rides_on_units = engine::readinessRidesOnUnits(order == "plan", true);
     const auto channels = experiment.find("channels");
     if (order == "plan" && channels != experiment.end() && channels->is_number_integer())
         observed.channels = std::clamp(channels->get<int>(), 1, 16);
@@ -46,7 +54,11 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     auto parsed = parseBoundedJson(summary.experiment_json, &ignored);
     const nlohmann::json experiment = parsed ? std::move(*parsed) : nlohmann::json(nlohmann::json::value_t::discarded);
     engine::ObservedRun observed = observedFromTrace(*trace);
-    describeEngine(summary, experiment, observed);
+    engine::PolicyConfig ran;
+    ran.name = trace->policy.empty() ? "fifo" : trace->policy;
+    if (trace->segment_bytes > 0) ran.segment_bytes = static_cast<std::size_t>(trace->segment_bytes);
+    std::optional<engine::Schedule> tuned = tuningFromMetrics(summary.metrics, ran);
+    describeEngine(summary, experiment, tuned, observed);
     const std::string runName = where + " run " + std::to_string(trace->run_id);
     // An imported trace says at import what it lacks for replay, or which DDP buckets it showed (self-replay).
     const ImportedReplay imported = importedReplay(summary.experiment_json);
@@ -60,9 +72,16 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     in.iterations = std::move(model.value().iterations);
     in.setAside = std::move(model.value().set_aside);
     in.runId = trace->run_id;
-    in.observedConfig.name = trace->policy.empty() ? "fifo" : trace->policy;
-    if (trace->segment_bytes > 0) in.observedConfig.segment_bytes = static_cast<std::size_t>(trace->segment_bytes);
-    if (experiment.is_object()) in.experimentName = experiment.value("name", std::string());
+    in.observedConfig = tuned ? tuned->policy : ran;
+    in.tuned = std::move(tuned);
+    in.hostMemory = summary.backend == "cpu";
+    if (experiment.is_object()) {
+        in.experimentName = experiment.value("name", std::string());
+        if (auto o = experiment.find("order"); o != experiment.end() && o->is_string())
+            in.planOrderGiven = o->get<std::string>() == "plan";
+        if (auto c = experiment.find("channels"); c != experiment.end() && c->is_number_integer())
+            in.channelsGiven = std::clamp(c->get<int>(), 1, 16);
+    }
     in.experimentKey = experimentKeyOf(summary, experiment);
     in.experimentJson = summary.experiment_json;
     in.description = runName + " (" + in.observedConfig.name + ", " + std::to_string(trace->ranks) + " ranks" +
@@ -89,6 +108,43 @@ engine::Result<ReplayInput> loadModelInput(const std::string& nameOrFile, double
     in.workload = std::move(workload).value();
     in.description = "model " + nameOrFile;
     return in;  // the default cost model; the what-if link knobs set it
+}
+
+engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::PolicyConfig& config,
+                                        bool segmentFixed, const engine::WhatIf& whatIf,
+                                        const engine::SimOptions& options) {
+    engine::TuneRequest request;
+    request.policy = config;
+    request.policy.fusion_groups.clear();
+    request.segment_fixed = segmentFixed;
+    request.host_memory = input.hostMemory;
+    request.observed_policy = input.observedConfig;
+    request.observed_ms = input.measuredIterMs;
+    if (input.planOrderGiven) {
+        request.order_fixed = true;
+        request.plan_order = *input.planOrderGiven;
+    }
+    if (input.channelsGiven) {
+        request.channels_fixed = true;
+        request.channels = *input.channelsGiven;
+    }
+    if (!input.hostMemory) {  // NCCL keeps one channel of ours
+        request.channels_fixed = true;
+        request.channels = 1;
+    }
+    auto tuned = engine::tunePace(input.workload, input.cost, request, whatIf);
+    if (!tuned.ok()) return tuned.status();
+    auto r = engine::replay(tuned.value().workload, tuned.value().cost, tuned.value().policy, {}, options);
+    if (!r.ok()) return r.status();
+    SelfTuned out;
+    out.settings.policy = tuned.value().policy;
+    out.settings.plan_order = tuned.value().plan_order;
+    out.settings.channels = tuned.value().channels;
+    out.settings.tuned = true;
+    out.settings.predicted_ms = r.value().sim.figures.iter_ms;
+    out.result = std::move(r).value();
+    out.workload = tuned.value().workload;
+    return out;
 }
 
 engine::Result<ReplaySession> ReplaySession::openRun(const std::string& project, std::int64_t runId) {

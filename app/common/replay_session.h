@@ -6,6 +6,7 @@
 // editor keeps a copy), and each replay only simulates: nothing is re-read or re-fitted per edit.
 #pragma once
 
+#include "engine/planning/schedule.h"
 #include "engine/policy_config.h"
 #include "engine/replay/replay.h"
 #include "engine/sim/workload.h"
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,11 @@ struct ReplayInput {
     std::string experimentKey;
     std::shared_ptr<const profiler::RunTrace> trace;  // the measured run; null for a profile
     std::string experimentJson;       // the run's stored experiment (what "run this schedule" starts from)
+    std::optional<engine::Schedule> tuned;  // the settings a self-tuning pace chose for the run
+    bool hostMemory = false;          // CPU ranks: dynamic order hears readiness one unit late, channels possible
+    // The run's experiment set these: a pace captured from it would keep them, so its self-tuning replay does too.
+    std::optional<bool> planOrderGiven;
+    std::optional<int> channelsGiven;
 };
 
 // A stored run: one check, one open, one read of the project (runId 0 = the latest).
@@ -46,6 +53,18 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
 // A model-zoo profile or a profile file; deviceTflops 0 keeps the profile's own times.
 engine::Result<ReplayInput> loadModelInput(const std::string& nameOrFile, double deviceTflops,
                                            const std::vector<std::string>& zooDirs);
+
+// `pace` without settings chooses its own, as the worker would after warm-up: what the user fixed is kept
+// (channels given as a what-if, the order and channels the run's experiment set). Returns the chosen settings and
+// the replay under them.
+struct SelfTuned {
+    engine::Schedule settings;
+    engine::ReplayResult result;
+    engine::Workload workload;  // as the chosen order runs it
+};
+engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::PolicyConfig& config,
+                                        bool segmentFixed, const engine::WhatIf& whatIf,
+                                        const engine::SimOptions& options = {});
 
 // One input kept for a series of replays.
 class ReplaySession {

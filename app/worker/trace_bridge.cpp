@@ -1,12 +1,14 @@
 #include "app/worker/trace_bridge.h"
 
+#include <utility>
+
 namespace pacer::worker {
 
 using profiler::EventKind;
 
 TraceBridge::TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::TensorInfo>& tensors,
                          const std::vector<std::string>& layerNames, int rank, bool enabled, int channels)
-    : tracer_(tracer), enabled_(enabled), tensors_(tensors) {
+    : tracer_(tracer), enabled_(enabled), rank_(rank), tensors_(tensors) {
     const std::string prefix = "rank " + std::to_string(rank);
     computeTrack_ = tracer_.addTrack(profiler::TrackKind::Compute, prefix + " compute");
     commTracks_.push_back(tracer_.addTrack(profiler::TrackKind::Comm, prefix + " comm"));
@@ -31,40 +33,57 @@ void TraceBridge::onComm(const engine::CommEvent& e) {
     if (enabled_)
         tracer_.record(EventKind::AllReduce, track, name, e.start, e.end, e.iteration, tensors_[first.tensor].layer,
                        first.tensor, first.segment, static_cast<std::int64_t>(e.unit.bytes()), e.unit.priority);
-    std::lock_guard lock(samplesMutex_);
-    samples_.push_back({e.iteration, e.unit, e.start, e.end});
+    keep(engine::ObservedSpan::Comm, e.iteration, tensors_[first.tensor].layer, first.tensor, e.start, e.end,
+         first.segment, static_cast<std::int64_t>(e.unit.bytes()));
 }
 
 void TraceBridge::forward(int layer, int iteration, std::int64_t start, std::int64_t end) {
+    keep(engine::ObservedSpan::Forward, iteration, layer, -1, start, end);
     if (!enabled_) return;
     tracer_.record(EventKind::Forward, computeTrack_, layerNames_[layer], start, end, iteration, layer);
 }
 
 void TraceBridge::backward(int layer, int iteration, std::int64_t start, std::int64_t end) {
+    keep(engine::ObservedSpan::Backward, iteration, layer, -1, start, end);
     if (!enabled_) return;
     tracer_.record(EventKind::Backward, computeTrack_, layerNames_[layer], start, end, iteration, layer);
 }
 
 void TraceBridge::update(int tensor, int iteration, std::int64_t start, std::int64_t end) {
+    keep(engine::ObservedSpan::Update, iteration, tensors_[tensor].layer, tensor, start, end);
     if (!enabled_) return;
     tracer_.record(EventKind::Optimizer, computeTrack_, tensorUpdateNames_[tensor], start, end, iteration,
                    tensors_[tensor].layer, tensor);
 }
 
 void TraceBridge::wait(int tensor, int iteration, std::int64_t start, std::int64_t end) {
+    keep(engine::ObservedSpan::Wait, iteration, tensors_[tensor].layer, tensor, start, end);
     if (!enabled_) return;
     tracer_.record(EventKind::Wait, computeTrack_, tensorWaitNames_[tensor], start, end, iteration,
                    tensors_[tensor].layer, tensor);
 }
 
 void TraceBridge::iteration(int iteration, std::int64_t start, std::int64_t end) {
+    keep(engine::ObservedSpan::Iteration, iteration, -1, -1, start, end);
     if (!enabled_) return;
     tracer_.record(EventKind::Iteration, computeTrack_, iterationName_, start, end, iteration);
 }
 
-std::vector<TraceBridge::CommSample> TraceBridge::commSamples() const {
-    std::lock_guard lock(samplesMutex_);
-    return samples_;
+void TraceBridge::keep(engine::ObservedSpan::Kind kind, int iteration, int layer, int tensor, std::int64_t start,
+                       std::int64_t end, int segment, std::int64_t bytes) {
+    if (!keeping_.load(std::memory_order_relaxed)) return;
+    std::lock_guard lock(spansMutex_);
+    spans_.push_back({kind, rank_, iteration, layer, tensor, segment, bytes, start, end});
+}
+
+void TraceBridge::keepSpans(bool keep) {
+    std::lock_guard lock(spansMutex_);
+    keeping_ = keep;
+}
+
+std::vector<engine::ObservedSpan> TraceBridge::takeSpans() {
+    std::lock_guard lock(spansMutex_);
+    return std::exchange(spans_, {});
 }
 
 }  // namespace pacer::worker

@@ -1,12 +1,15 @@
 // Carries what the engine and the training loop do into the profiler's CPU tracer: the engine speaks of
 // communication units (TraceSink), the loop of layers; the tracer wants interned names and tracks.
-// Also keeps, for plan mode, the (bytes, duration) of every unit the engine reported during warm-up.
+// Also keeps, while asked to (the warm-up iterations), everything it carries as engine::ObservedSpan: the same
+// spans replay reads from a stored run (app/common/trace_conversion.cpp), for plan mode and self-tuning.
 #pragma once
 
+#include "engine/replay/observed_run.h"
 #include "engine/tensor.h"
 #include "engine/trace_sink.h"
 #include "profiler/cpu_tracer.h"
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -26,16 +29,16 @@ public:
     void wait(int tensor, int iteration, std::int64_t start, std::int64_t end);
     void iteration(int iteration, std::int64_t start, std::int64_t end);
 
-    struct CommSample {
-        int iteration;
-        engine::CommUnit unit;
-        std::int64_t start, end;
-    };
-    std::vector<CommSample> commSamples() const;  // copies; call when the comm thread is idle
+    void keepSpans(bool keep);                         // call when the comm thread is idle
+    std::vector<engine::ObservedSpan> takeSpans();     // what was kept; call when the comm thread is idle
 
 private:
     profiler::CpuTracer& tracer_;
-    const bool enabled_;  // false: nothing reaches the tracer (the plan-mode samples are still kept)
+    void keep(engine::ObservedSpan::Kind kind, int iteration, int layer, int tensor, std::int64_t start,
+              std::int64_t end, int segment = -1, std::int64_t bytes = 0);
+
+    const bool enabled_;  // false: nothing reaches the tracer (the warm-up spans are still kept)
+    const int rank_;
     const std::vector<engine::TensorInfo>& tensors_;
     int computeTrack_ = 0;
     std::vector<int> commTracks_;  // one per channel: units in flight together get lanes of their own
@@ -45,8 +48,9 @@ private:
     std::vector<int> tensorWaitNames_;
     int fusedName_ = 0;
     int iterationName_ = 0;
-    mutable std::mutex samplesMutex_;
-    std::vector<CommSample> samples_;
+    std::mutex spansMutex_;  // the comm thread reports units, the training thread the rest
+    std::atomic<bool> keeping_{false};  // read without the lock on every span after warm-up
+    std::vector<engine::ObservedSpan> spans_;
 };
 
 }  // namespace pacer::worker

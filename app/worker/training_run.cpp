@@ -2,9 +2,11 @@
 
 #include "app/common/experiment.h"
 #include "app/common/policy_json.h"
-#include "app/worker/plan_exchange.h"
+#include "app/common/tuned_settings.h"
 #include "app/worker/progress.h"
 #include "app/worker/trace_bridge.h"
+#include "engine/planning/schedule_exchange.h"
+#include "engine/planning/warmup_schedule.h"
 #include "engine/policy_config.h"
 #include "engine/runtime.h"
 #include "engine/transport/transport.h"
@@ -47,7 +49,29 @@ struct Setup {
     kernels::ModelSpec spec;
     kernels::Device device = kernels::Device::Cpu;
     engine::PolicyConfig policy;
+    engine::ScheduleRequest schedule;  // what the warm-up switch chooses, and what the user fixed
+    bool switchAfterWarmup = false;    // plan order, or a pace that tunes itself
 };
+
+// Self-tuning needs a steady warm-up iteration beyond the first (which pays for allocation and cold caches).
+constexpr int kWarmupToTune = 2;
+
+engine::ScheduleRequest scheduleRequest(const app::Experiment& e, const engine::PolicyConfig& policy, bool gpu) {
+    engine::ScheduleRequest r;
+    r.tune.policy = policy;
+    // A segment size given fixes the schedule's granularity: pace then keeps its documented fusion (greedy below
+    // fuse_below_bytes, or the groups given) and chooses only the order and channels left open.
+    r.tune.segment_fixed = e.policy.contains("segment_bytes");
+    r.tune.fusion_fixed = r.tune.segment_fixed || e.policy.contains("fusion_groups") ||
+                          e.policy.contains("fuse_below_bytes");
+    r.tune.order_fixed = e.orderGiven;
+    r.tune.plan_order = e.order == "plan";
+    r.tune.channels_fixed = e.channelsGiven || gpu;
+    r.tune.channels = e.channels;
+    r.tune.host_memory = !gpu;
+    r.self_tune = engine::wantsSelfTune(r.tune) && e.warmupIterations >= kWarmupToTune;
+    return r;
+}
 
 Setup loadSetup(const WorkerOptions& o) {
     Setup s;
@@ -64,6 +88,8 @@ Setup loadSetup(const WorkerOptions& o) {
         throw UsageError(std::string("model: ") + e.what());
     }
     if (!app::policyConfigFromJson(s.experiment.policy, &s.policy, &error)) throw UsageError(error);
+    s.schedule = scheduleRequest(s.experiment, s.policy, s.experiment.backend == "gpu");
+    s.switchAfterWarmup = s.experiment.order == "plan" || s.schedule.self_tune;
     if (s.experiment.backend == "gpu") {
         std::string why;
         if (!kernels::cudaDeviceAvailable(&why)) throw UsageError("backend gpu: " + why);
@@ -171,7 +197,7 @@ private:
         t.timeout = timeout();
         t.link_gbps = e.linkGbps;
         t.link_latency_us = e.linkLatencyUs;
-        t.channels = e.channels;
+        t.channels = channelsAtMost();
         auto transport = s_.device == kernels::Device::Cuda ? makeGpuTransport(t) : engine::makeGlooTransport(t);
         if (!transport.ok()) throw RunError(transport.status().message());
         transport_ = std::move(transport).value();
@@ -196,8 +222,18 @@ private:
             records.push_back({t.id, t.name, t.layer, static_cast<std::int64_t>(t.elements)});
         check(writer_->writeTensors(records));
 
-        bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace, e.channels);
-        startRuntime({});
+        bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace, channelsAtMost());
+        bridge_->keepSpans(s_.switchAfterWarmup);
+        engine::Schedule warmup;  // dynamic order, one channel, the settings as given
+        warmup.policy = s_.policy;
+        startRuntime(std::move(warmup));
+    }
+
+    // The transport and the trace need a channel for every unit the run may keep in flight: the experiment's, or
+    // as many as self-tuning may choose.
+    int channelsAtMost() const {
+        const engine::TuneRequest& t = s_.schedule.tune;
+        return s_.schedule.self_tune && !t.channels_fixed ? 4 : s_.experiment.channels;
     }
 
     engine::Result<std::unique_ptr<engine::Transport>> makeGpuTransport(const engine::TransportOptions& t) {
@@ -230,15 +266,15 @@ private:
         return writer_->writeEvents(cupti_->tracks(), cupti_->takeEvents(), last ? cupti_->dropped() : 0);
     }
 
-    void startRuntime(std::vector<engine::CommUnit> plan) {
+    void startRuntime(engine::Schedule schedule) {
         runtime_.reset();
-        auto policy = engine::makePolicy(s_.policy, tensors_);
+        auto policy = engine::makePolicy(schedule.policy, tensors_);
         if (!policy.ok()) throw UsageError("policy: " + policy.status().message());
         updateWaitsForAll_ = policy.value()->updateWaitsForAll();
         engine::RuntimeOptions ro;
-        ro.mode = plan.empty() ? engine::OrderMode::Dynamic : engine::OrderMode::Plan;
-        ro.channels = plan.empty() ? 1 : s_.experiment.channels;  // warm-up agrees one unit at a time
-        ro.plan = std::move(plan);
+        ro.mode = schedule.plan_order ? engine::OrderMode::Plan : engine::OrderMode::Dynamic;
+        ro.channels = schedule.plan_order ? schedule.channels : 1;  // dynamic order agrees one unit at a time
+        ro.plan = std::move(schedule.plan);
         ro.timeout = timeout();
         ro.gpu = s_.device == kernels::Device::Cuda;
         runtime_ = std::make_unique<engine::Runtime>(*transport_, std::move(policy).value(), tensors_, gradients_,
@@ -290,8 +326,6 @@ private:
         const int iterations = e.iterations;
         updated_.assign(tensors_.size(), true);
         iterationStart_.assign(iterations + 1, 0);
-        forwardTimes_.assign(layerNames_.size(), {});
-        backwardTimes_.assign(layerNames_.size(), {});
         int it = 0;
         std::int64_t forwardStart = 0, backwardStart = 0;
         bool begun = false;
@@ -304,7 +338,6 @@ private:
         hooks.afterForward = [&](int layer) {
             const std::int64_t end = nowNs();
             bridge_->forward(layer, it, forwardStart, end);
-            if (it > 0 && it < e.warmupIterations) forwardTimes_[layer].push_back(end - forwardStart);
         };
         hooks.beforeBackward = [&](int layer) {
             if (!begun) {
@@ -320,12 +353,11 @@ private:
         hooks.afterBackward = [&](int layer) {
             const std::int64_t end = nowNs();
             bridge_->backward(layer, it, backwardStart, end);
-            if (it > 0 && it < e.warmupIterations) backwardTimes_[layer].push_back(end - backwardStart);
             for (int t : tensorsOfLayer_[layer]) runtime_->gradientReady(t, model_->gradientReadyEvent(t));
         };
 
         for (it = 0; it < iterations; ++it) {
-            if (it == e.warmupIterations && e.order == "plan" && o_.worldSize >= 1) switchToPlan(it);
+            if (it == e.warmupIterations && s_.switchAfterWarmup) switchAfterWarmup(it);
             iterationStart_[it] = nowNs();
             begun = false;
             const kernels::Batch batch = data_->batch(it, o_.rank, o_.worldSize, e.batchPerRank);
@@ -341,26 +373,51 @@ private:
         bridge_->iteration(iterations - 1, iterationStart_[iterations - 1], iterationStart_[iterations]);
     }
 
-    // Plan mode: warm-up ran in dynamic order; rank 0 now simulates the policy on the measured layer times and
-    // link cost, and every rank follows the unit order it broadcasts. Same order on every rank by construction.
-    void switchToPlan(int it) {
+    // Warm-up ran in dynamic order with the settings as given, keeping what it measured. Every rank's spans go to
+    // every rank; rank 0 replays them as `pacer-cli replay` would (same extraction, same fit), lets pace choose its
+    // settings where the user left them open, simulates, and broadcasts the result; every rank restarts its
+    // runtime on it. Same settings and order on every rank by construction.
+    void switchAfterWarmup(int it) {
         for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, it);
         // Every tensor is reduced, but the comm thread may still be in its closing agreement round: let it end,
         // or destroying the runtime would abort the transport under the peers' feet.
         check(runtime_->waitAll());
         runtime_.reset();
-        std::vector<engine::CommUnit> plan;
+        bridge_->keepSpans(false);
+        const bool onDevice = s_.device == kernels::Device::Cuda;
+        auto spans = engine::gatherSpans(*transport_, bridge_->takeSpans());
+        if (!spans.ok()) throw RunError("warm-up: " + spans.status().message());
+        engine::Schedule chosen;
         if (o_.rank == 0) {
-            PlanInputs in{tensors_, layerNames_, forwardTimes_, backwardTimes_, bridge_->commSamples(), o_.worldSize,
-                          s_.experiment.channels};
-            auto computed = computePlan(in, s_.policy);
+            engine::ObservedRun warmup;
+            warmup.tensors = tensors_;
+            warmup.layerNames = layerNames_;
+            warmup.ranks = o_.worldSize;
+            warmup.policy = s_.policy.name;
+            warmup.spans = std::move(spans).value();
+            warmup.readiness_rides_on_units = engine::readinessRidesOnUnits(false, !onDevice);  // warm-up: dynamic
+            warmup.channels = 1;
+            auto computed = engine::scheduleFromWarmup(warmup, s_.schedule);
             if (!computed.ok()) throw RunError("plan: " + computed.status().message());
-            plan = std::move(computed).value();
+            chosen = std::move(computed).value();
         }
-        auto shared = exchangePlan(*transport_, std::move(plan));
+        auto shared = engine::shareSchedule(*transport_, chosen, s_.policy);
         if (!shared.ok()) throw RunError("plan: " + shared.status().message());
-        progress_.note("plan mode: following a unit order of " + std::to_string(shared.value().size()) + " units");
+        const engine::Schedule& s = shared.value();
+        if (s.tuned) recordTuning(s);
+        progress_.note(describe(s));
         startRuntime(std::move(shared).value());
+    }
+
+    static std::string describe(const engine::Schedule& s) {
+        if (!s.tuned) return "plan mode: following a unit order of " + std::to_string(s.plan.size()) + " units";
+        return "pace tuned itself: " + app::describeSettings(s) + ", predicted " + std::to_string(s.predicted_ms) +
+               " ms/iter";
+    }
+
+    // The chosen settings go into the run (every rank writes the same), where `runs`, `compare` and replay read them.
+    void recordTuning(const engine::Schedule& s) {
+        for (const auto& [key, value] : app::tuningMetrics(s)) check(writer_->setMetric(key, value));
     }
 
     void finish() {
@@ -417,7 +474,6 @@ private:
     bool allReduced_ = false;
     std::vector<bool> updated_;
     std::vector<std::int64_t> iterationStart_;
-    std::vector<std::vector<std::int64_t>> forwardTimes_, backwardTimes_;  // warm-up samples, for plan mode
     float lastLoss_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "engine/sim/simulator.h"
 
+#include "engine/unit_ledger.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -153,7 +155,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     computeBusy.reserve(static_cast<std::size_t>(iterations) * 3 * numLayers);
     linkBusy.reserve(static_cast<std::size_t>(iterations) * 2 * numTensors);
 
-    std::vector<std::size_t> remaining(numTensors);  // elements not yet reduced this iteration
+    UnitLedger ledger(w.tensors);  // what the policy has heard is ready, and what it has not yet sent
     std::vector<Nanos> layerReduced(numLayers, 0);   // when layer l's last gradient of the last iteration was reduced
     std::vector<GradientReady> ready;
     ready.reserve(numTensors);
@@ -231,7 +233,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         // Every forward of iteration k waited for the reductions of iteration k-1 and every gradient of k comes
         // after those forwards, so iteration k's units never interleave with k-1's: one policy iteration at a
         // time, as the runtime drives it.
-        for (int i = 0; i < numTensors; ++i) remaining[i] = w.tensors[i].elements;
+        ledger.beginIteration();
         for (int l = 0; l < numLayers; ++l) layerReduced[l] = 0;
         policy.beginIteration(ready.front().time);
         if (k == iterations - 1) lastIterationFirstUnit = result.events.size();
@@ -241,6 +243,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         std::int64_t steps = 0;
         auto deliverUntil = [&](Nanos until) {
             while (delivered < ready.size() && ready[delivered].time <= until) {
+                ledger.heard(ready[delivered].tensor);
                 policy.onGradientReady(ready[delivered].tensor, ready[delivered].time);
                 ++delivered;
             }
@@ -314,8 +317,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 afterRound = rides;
                 continue;
             }
-            if (unit->pieces.empty())
-                return Status::error("policy '" + std::string(policy.name()) + "' returned an empty unit");
+            PACER_RETURN_IF_ERROR(ledger.admit(policy.name(), *unit));
             Nanos total = cost.at(unit->bytes());
             if (afterRound) total += roundNs;
             afterRound = false;
@@ -330,11 +332,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             const std::size_t channel = issued++ % static_cast<std::size_t>(channels);
             channelFree[channel] = end;
             for (const Piece& p : unit->pieces) {
-                if (p.tensor < 0 || p.tensor >= numTensors || p.count > remaining[p.tensor])
-                    return Status::error("policy '" + std::string(policy.name()) +
-                                         "' sent an invalid piece of tensor " + std::to_string(p.tensor));
-                remaining[p.tensor] -= p.count;
-                if (remaining[p.tensor] == 0) {
+                if (ledger.remaining(p.tensor) == 0) {
                     const int layer = w.tensors[p.tensor].layer;
                     layerReduced[layer] = std::max(layerReduced[layer], end);
                 }
@@ -357,10 +355,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             deliverUntil(w.readiness_rides_on_units ? result.events.back().start : now);
             reportDone(now);
         }
-        for (int i = 0; i < numTensors; ++i)
-            if (remaining[i] != 0)
-                return Status::error("policy '" + std::string(policy.name()) + "' finished iteration " +
-                                     std::to_string(k) + " with tensor '" + w.tensors[i].name + "' not fully reduced");
+        if (const int i = ledger.firstUnfinished(); i >= 0)
+            return Status::error("policy '" + std::string(policy.name()) + "' finished iteration " + std::to_string(k) +
+                                 " with tensor '" + w.tensors[i].name + "' not fully reduced");
         now = std::max(now, linkFree);
         allReduced = now;
     }

@@ -36,7 +36,7 @@ struct Workload {
     // The runtime's dynamic mode on host memory carries the readiness flags of the next decision on each unit's
     // own collective, sampled when the unit starts: a gradient that becomes ready during a unit is heard one
     // decision later than with a round before every decision (engine/runtime.h).
-    bool readiness_rides_on_units = false;
+    bool readiness_rides_on_units = false;  // set through readinessRidesOnUnits()
     // Units in flight at once (the runtime's channels in plan mode): unit k of an iteration goes on channel
     // k mod channels; the channels share one link, so a unit's bytes follow those issued before it, while the
     // fixed part of its cost (CostModel::at minus its bytes' share) overlaps with the others.
@@ -48,6 +48,11 @@ struct Workload {
         return static_cast<Nanos>(std::llround(update_ns_per_element * static_cast<double>(elements)));
     }
 };
+
+// The one rule for where readiness travels: the runtime's dynamic order on host memory appends the flags of the
+// next decision to each unit's own collective (engine/runtime.cpp); plan order needs no agreement, and NCCL
+// reduces device memory while the flags live on the host, so a GPU run agrees in a round of its own.
+inline bool readinessRidesOnUnits(bool planOrder, bool hostMemory) { return !planOrder && hostMemory; }
 
 // All-reduce cost t(bytes) = alpha + bytes / bandwidth, fitted from observed segments (or set by what-if knobs).
 //

@@ -128,6 +128,30 @@ private slots:
         QCOMPARE(cmp.rows[2].runId, std::int64_t(2));
     }
 
+    // A plain `pace` is what the self-tuning pace would choose on its run, and says so; a sized pace and an
+    // untuned run carry no settings. The CLI's JSON and table show the same.
+    void plainPaceIsSelfTuned() {
+        auto items = app::parseCompareItems({"1", "pace", "pace:4KiB"}, project_, 0);
+        QVERIFY(items.ok());
+        app::ProjectInputs inputs(project_);
+        auto c = app::compare(inputs, items.value());
+        QVERIFY2(c.ok(), c.message().c_str());
+        const app::Comparison& cmp = c.value();
+        QVERIFY(cmp.rows[0].settings.empty());
+        QVERIFY2(cmp.rows[1].settings.find("segments") != std::string::npos, cmp.rows[1].settings.c_str());
+        QVERIFY(cmp.rows[1].config.segment_bytes > 0);
+        QVERIFY(cmp.rows[2].settings.empty());
+        const auto r = runCli({"compare", "--project", QString::fromStdString(project_), "1", "pace", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray rows = r.json()["items"].toArray();
+        QCOMPARE(rows[1].toObject()["settings"].toString(), QString::fromStdString(cmp.rows[1].settings));
+        QVERIFY(!rows[0].toObject().contains("settings"));
+        const auto text = runCli({"compare", "--project", QString::fromStdString(project_), "1", "pace"});
+        QVERIFY2(text.exitCode == 0 && text.out.contains("settings") &&
+                     text.out.contains(QByteArray::fromStdString(cmp.rows[1].settings)),
+                 text.out.constData());
+    }
+
     void cliRowsNameTheirRun() {
         const auto r = runCli({"compare", "--project", QString::fromStdString(project_), "1", "fifo", "3", "pace:4KiB",
                                "--json"});

@@ -5,12 +5,14 @@
 #include "app/common/comparison.h"
 #include "app/common/policy_json.h"
 #include "app/common/trace_conversion.h"
+#include "app/common/tuned_settings.h"
 #include "app/common/units.h"
 #include "profiler/project.h"
 #include "profiler/trace_diff.h"
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 namespace pacer::cli {
 namespace {
@@ -49,6 +51,10 @@ int runReplay(const Args& args) {
     const int iterations = args.integer("iterations", 2, 1000).value_or(0);
 
     nlohmann::json out;
+    // `pace` with no segment size and no search asked for: what the self-tuning pace would run.
+    const bool selfTune = config.name == "pace" && !args.has("segment-bytes") && !args.flag("fusion-search");
+    std::optional<app::SelfTuned> tuned;
+    if (selfTune) tuned = selfTunedPace(source, config, false, whatIf, iterations);
     if (args.flag("fusion-search")) {
         auto fusion = engine::searchFusion(source.workload, source.cost, config, whatIf);
         if (!fusion.ok()) throw usageError(fusion.status().message());
@@ -57,8 +63,15 @@ int runReplay(const Args& args) {
                          {"before_ms", fusion.value().before_ms},
                          {"after_ms", fusion.value().after_ms}};
     }
-    const engine::ReplayResult result = replayOrThrow(source, config, whatIf, iterations);
-    const int channels = whatIf.channels > 0 ? whatIf.channels : source.workload.channels;
+    if (tuned) config = tuned->settings.policy;
+    const engine::ReplayResult result = tuned ? tuned->result : replayOrThrow(source, config, whatIf, iterations);
+    const int channels = tuned ? tuned->settings.channels
+                               : (whatIf.channels > 0 ? whatIf.channels : source.workload.channels);
+    if (tuned)
+        out["tuned"] = {{"order", tuned->settings.plan_order ? "plan" : "dynamic"},
+                        {"channels", tuned->settings.channels},
+                        {"segment_bytes", config.segment_bytes},
+                        {"fusion_groups", config.fusion_groups}};
 
     if (auto saveTo = args.value("save-to")) {
         profiler::RunInfo info;
@@ -100,6 +113,7 @@ int runReplay(const Args& args) {
                     "outliers)\n", result.band.low_ms, result.band.high_ms, result.band.iteration_ms.size(),
                     source.setAside.size());
     if (source.measuredIterMs > 0) std::printf("measured (as captured)    %9.3f ms/iter\n", source.measuredIterMs);
+    if (tuned) std::printf("self-tuned pace: %s\n", app::describeSettings(tuned->settings).c_str());
     if (out.contains("fusion"))
         std::printf("fusion search: %zu groups, %.3f -> %.3f ms/iter\n", config.fusion_groups.size(),
                     out["fusion"]["before_ms"].get<double>(), out["fusion"]["after_ms"].get<double>());
@@ -196,6 +210,7 @@ int runCompare(const Args& args) {
         j["experiment"] = row.experimentName;
         j["group"] = row.group;
         if (row.measuredIterMs > 0) j["measured_iter_ms"] = row.measuredIterMs;
+        if (!row.settings.empty()) j["settings"] = row.settings;
         return j;
     };
     if (args.flag("json")) {
@@ -213,8 +228,8 @@ int runCompare(const Args& args) {
         const std::string name = c.groups[g].experimentName.empty() ? "(no experiment recorded)" : c.groups[g].experimentName;
         std::printf("%sexperiment %s, run%s %s\n", g ? "\n" : "", name.c_str(), c.groups[g].runs.size() > 1 ? "s" : "",
                     runs.c_str());
-        std::printf("%-20s %-16s %-22s %12s %19s %12s %12s %9s\n", "item", "kind", "policy", "predicted ms", "band ms",
-                    "measured ms", "exposed ms", "overlap");
+        std::printf("%-20s %-16s %-22s %12s %19s %12s %12s %9s  %s\n", "item", "kind", "policy", "predicted ms",
+                    "band ms", "measured ms", "exposed ms", "overlap", "settings");
         for (const app::CompareRow& row : c.rows) {
             if (row.group != static_cast<int>(g)) continue;
             const bool isRun = row.item.kind == app::CompareItem::Kind::Run;
@@ -225,9 +240,10 @@ int runCompare(const Args& args) {
             char band[64] = "-";
             if (!row.band.iteration_ms.empty())
                 std::snprintf(band, sizeof band, "%.3f..%.3f", row.band.low_ms, row.band.high_ms);
-            std::printf("%-20s %-16s %-22s %12.3f %19s %12s %12.3f %8.0f%%\n", row.item.label.c_str(), kind.c_str(),
+            std::printf("%-20s %-16s %-22s %12.3f %19s %12s %12.3f %8.0f%%  %s\n", row.item.label.c_str(), kind.c_str(),
                         policy.c_str(), row.predicted.figures.iter_ms, band, measured,
-                        row.predicted.figures.exposed_comm_ms, row.predicted.figures.overlap * 100);
+                        row.predicted.figures.exposed_comm_ms, row.predicted.figures.overlap * 100,
+                        row.settings.c_str());
         }
     }
     if (c.mixedExperiments())

@@ -64,6 +64,15 @@ engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base) {
     return base;
 }
 
+app::SelfTuned selfTunedPace(const app::ReplayInput& input, const engine::PolicyConfig& config, bool segmentFixed,
+                             const engine::WhatIf& whatIf, int iterations) {
+    engine::SimOptions options;
+    if (iterations > 0) options.iterations = iterations;
+    auto tuned = app::selfTunedPace(input, config, segmentFixed, whatIf, options);
+    if (!tuned.ok()) throw usageError(tuned.message());
+    return std::move(tuned).value();
+}
+
 std::vector<std::string> zooDirs() {
     std::vector<std::string> dirs = engine::defaultZooDirs();
     dirs.push_back(PACER_SOURCE_DIR "/samples/zoo");

@@ -1,5 +1,6 @@
 // pacer-cli import / export / merge / runs: moving traces in and out of project files.
 #include "app/cli/commands/commands.h"
+#include "app/common/tuned_settings.h"
 #include "profiler/export_chrome.h"
 #include "profiler/export_perfetto.h"
 #include "profiler/import_chrome.h"
@@ -89,10 +90,13 @@ int runRuns(const Args& args) {
     if (!runs.ok()) throw usageError(runs.status().message());
     if (args.flag("json")) {
         nlohmann::json list = nlohmann::json::array();
-        for (const profiler::RunSummary& r : runs.value())
-            list.push_back({{"run_id", r.run_id}, {"label", r.label}, {"policy", r.policy}, {"backend", r.backend},
-                            {"ranks", r.ranks}, {"iterations", r.iterations}, {"segment_bytes", r.segment_bytes},
-                            {"metrics", r.metrics}});
+        for (const profiler::RunSummary& r : runs.value()) {
+            nlohmann::json row{{"run_id", r.run_id}, {"label", r.label}, {"policy", r.policy}, {"backend", r.backend},
+                               {"ranks", r.ranks}, {"iterations", r.iterations}, {"segment_bytes", r.segment_bytes},
+                               {"metrics", r.metrics}};
+            if (auto tuned = app::tuningFromMetrics(r.metrics, {})) row["settings"] = app::describeSettings(*tuned);
+            list.push_back(row);
+        }
         printJson({{"project", project}, {"runs", list}});
         return 0;
     }
@@ -102,6 +106,8 @@ int runRuns(const Args& args) {
         std::printf("%6lld  %-28s %-14s %-8s %5d %6d %10s\n", static_cast<long long>(r.run_id), r.label.c_str(),
                     r.policy.c_str(), r.backend.c_str(), r.ranks, r.iterations,
                     it == r.metrics.end() ? "-" : std::to_string(it->second).c_str());
+        if (auto tuned = app::tuningFromMetrics(r.metrics, {}))
+            std::printf("%6s  tuned itself: %s\n", "", app::describeSettings(*tuned).c_str());
     }
     return 0;
 }

@@ -1,0 +1,26 @@
+// The settings a self-tuning `pace` chose, as a run records them: run metrics (every rank writes the same), so
+// no schema change is needed and a merge keeps them. The worker writes them, `runs`, `compare` and replay read
+// them; the keys live here alone.
+#pragma once
+
+#include "engine/planning/schedule.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pacer::app {
+
+// "tuned" = 1, the segment size, order, channels, prediction, and each fusion group as its first id -> last id.
+std::vector<std::pair<std::string, double>> tuningMetrics(const engine::Schedule& schedule);
+
+// The chosen settings of a run (its policy otherwise `base`), or nothing when the run did not tune itself.
+std::optional<engine::Schedule> tuningFromMetrics(const std::map<std::string, double>& metrics,
+                                                  const engine::PolicyConfig& base);
+
+// One short line: "plan order, 2 channels, 1 MiB segments, 3 fusion groups".
+std::string describeSettings(const engine::Schedule& schedule);
+
+}  // namespace pacer::app

@@ -1,0 +1,27 @@
+// Plan mode and self-tuning after warm-up: what every rank runs next, from what the warm-up iterations measured.
+//
+// One planning path: the warm-up spans of every rank go through the same extraction and fit that
+// `pacer-cli replay` reports for a captured run (extractWorkload, fitCostModel: the latest rank's layer times,
+// the tail, the wake-ups, the per-size cost table), then through tunePace when `pace` chooses its own settings,
+// then through the simulator, whose unit order is the plan.
+#pragma once
+
+#include "engine/planning/schedule.h"
+#include "engine/planning/self_tune.h"
+#include "engine/replay/observed_run.h"
+#include "engine/status.h"
+
+namespace pacer::engine {
+
+struct ScheduleRequest {
+    TuneRequest tune;        // the policy, what the user fixed, the order and channels asked for
+    bool self_tune = false;  // pace with something left to choose
+};
+
+// Pace chooses for itself unless the user fixed every setting the choice covers (in dynamic order the channels
+// are not a choice).
+bool wantsSelfTune(const TuneRequest& request);
+
+Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request);
+
+}  // namespace pacer::engine

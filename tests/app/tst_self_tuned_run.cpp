@@ -1,0 +1,127 @@
+// A `pace` left at its defaults tunes itself after warm-up, with real workers over Gloo: every rank runs the same
+// chosen settings and unit order, the run records them (and `runs` shows them), an explicit segment size is kept,
+// and `replay --policy pace` with no segment size predicts a self-tuned run too.
+#include "process_helpers.h"
+#include "profiler/project.h"
+
+#include <QDirIterator>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+using namespace pacer::testing;
+using pacer::profiler::EventKind;
+
+namespace {
+
+constexpr int kIterations = 10;
+constexpr int kWarmup = 3;
+
+// The sample MLP with pace and nothing else set: segment, fusion, order and channels are pace's to choose.
+nlohmann::json paceDefaults() {
+    return {{"policy", {{"name", "pace"}, {"segment_bytes", nullptr}}},
+            {"order", nullptr},
+            {"iterations", kIterations},
+            {"warmup_iterations", kWarmup},
+            {"link", {{"gbps", 2.5}, {"latency_us", 20}}}};
+}
+
+std::map<std::string, double> tunedMetrics(const std::map<std::string, double>& metrics) {
+    std::map<std::string, double> out;
+    for (const auto& [k, v] : metrics)
+        if (k.rfind("tuned", 0) == 0) out[k] = v;
+    return out;
+}
+
+}  // namespace
+
+class SelfTunedRunTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void tunesAndRecords() {
+        project_ = dir_.filePath("tuned.pacer");
+        const QString experiment = writeExperiment(dir_, "pace-defaults.json", paceDefaults());
+        const ProcessResult r = runCli({"capture", "--experiment", experiment, "--out", project_, "--keep-run-dir", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.json()["params_match"].toBool(), "final parameters differ between ranks");
+
+        auto summary = pacer::profiler::readRunSummary(project_.toStdString(), 0);
+        QVERIFY(summary.ok());
+        const auto tuned = tunedMetrics(summary.value().metrics);
+        QCOMPARE(tuned.count("tuned"), std::size_t{1});
+        QVERIFY(tuned.at("tuned_segment_bytes") >= 64 * 1024);
+        QVERIFY(tuned.at("tuned_channels") >= 1);
+        QVERIFY(tuned.at("tuned_predicted_ms") > 0);
+
+        const ProcessResult runs = runCli({"runs", "--project", project_, "--json"});
+        QVERIFY2(runs.exitCode == 0, runs.err.constData());
+        const QJsonObject row = runs.json()["runs"].toArray().last().toObject();
+        QVERIFY2(row["settings"].toString().contains("segments"), runs.out.constData());
+        const ProcessResult text = runCli({"runs", "--project", project_});
+        QVERIFY2(text.out.contains("tuned itself:"), text.out.constData());
+    }
+
+    // Each rank's own file (kept by --keep-run-dir) holds the same chosen settings, and after warm-up every rank
+    // issued the same units in the same order.
+    void identicalOnEveryRank() {
+        std::vector<std::map<std::string, double>> perRank;
+        QDirIterator files(project_ + ".runs", {"rank-*.pacer"}, QDir::Files, QDirIterator::Subdirectories);
+        while (files.hasNext()) {
+            auto s = pacer::profiler::readRunSummary(files.next().toStdString(), 0);
+            QVERIFY(s.ok());
+            perRank.push_back(tunedMetrics(s.value().metrics));
+        }
+        QCOMPARE(perRank.size(), std::size_t{2});
+        QVERIFY(!perRank[0].empty());
+        QVERIFY(perRank[1] == perRank[0]);
+
+        auto trace = pacer::profiler::readRun(project_.toStdString(), 0);
+        QVERIFY(trace.ok());
+        std::map<int, int> rankOfTrack;
+        for (const auto& track : trace.value().tracks) rankOfTrack[track.id] = track.rank;
+        std::vector<std::vector<std::tuple<int, int, int, std::int64_t>>> units(2);  // (iteration, tensor, segment, bytes)
+        for (const auto& e : trace.value().events)
+            if (e.kind == EventKind::AllReduce && e.iteration >= kWarmup)
+                units[rankOfTrack.at(e.track)].push_back({e.iteration, e.tensor, e.segment, e.bytes});
+        for (auto& u : units) std::sort(u.begin(), u.end());  // channels draw on tracks of their own
+        QVERIFY(!units[0].empty());
+        QVERIFY(units[1] == units[0]);
+    }
+
+    void explicitSegmentIsKept() {
+        const QString project = dir_.filePath("explicit.pacer");
+        nlohmann::json changes = paceDefaults();
+        changes["policy"]["segment_bytes"] = "128KiB";
+        const QString experiment = writeExperiment(dir_, "pace-128k.json", changes);
+        const ProcessResult r = runCli({"capture", "--experiment", experiment, "--out", project, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        auto summary = pacer::profiler::readRunSummary(project.toStdString(), 0);
+        QVERIFY(summary.ok());
+        QCOMPARE(summary.value().metrics.at("tuned_segment_bytes"), 128.0 * 1024);
+    }
+
+    void replayPredictsTheSelfTunedPace() {
+        const ProcessResult r = runCli({"replay", "--project", project_, "--policy", "pace", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject out = r.json();
+        QVERIFY2(out.contains("tuned"), r.out.constData());
+        QVERIFY(out["tuned"].toObject()["segment_bytes"].toDouble() >= 64 * 1024);
+        const ProcessResult fixed =
+            runCli({"replay", "--project", project_, "--policy", "pace", "--segment-bytes", "256KiB", "--json"});
+        QVERIFY2(fixed.exitCode == 0, fixed.err.constData());
+        QVERIFY(!fixed.json().contains("tuned"));
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString project_;
+};
+
+QTEST_GUILESS_MAIN(SelfTunedRunTest)
+#include "tst_self_tuned_run.moc"

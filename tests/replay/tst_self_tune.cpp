@@ -1,0 +1,224 @@
+// PACE tunes itself: on every workload tried the chosen settings predict no slower than pace's fixed defaults in
+// the same order; what the user fixed is kept; the warm-up path (extraction, fit, tuning, simulation) yields a
+// plan that covers every element once; the schedule and the warm-up spans survive their wire form, and a
+// malformed message is refused.
+#include <QtTest>
+
+#include "engine/plan.h"
+#include "engine/planning/schedule.h"
+#include "engine/planning/self_tune.h"
+#include "engine/planning/warmup_schedule.h"
+#include "engine/replay/observed_run.h"
+#include "engine/replay/replay.h"
+#include "test_models.h"
+
+using namespace pacer::engine;
+using pacer::test::syntheticModel;
+using pacer::test::zooModel;
+
+namespace {
+
+Workload workloadOf(const QString& name) {
+    return name == "synthetic" ? syntheticModel(8, 40'000, 200'000, 400'000) : zooModel(name.toStdString());
+}
+
+// A per-call cost like a CPU rank's (~1 ms whatever the size) or a GPU cluster's (tens of microseconds).
+CostModel link(double alphaUs, double gbps) { return CostModel{alphaUs * 1e3, 8.0 / gbps, {}}; }
+
+TuneRequest paceDefaults(bool hostMemory) {
+    TuneRequest r;
+    r.policy.name = "pace";
+    r.host_memory = hostMemory;
+    return r;
+}
+
+}  // namespace
+
+class SelfTuneTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void neverSlowerThanDefaults_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<double>("alphaUs");
+        QTest::addColumn<double>("gbps");
+        for (const char* m : {"synthetic", "resnet50", "bert_base"})
+            for (auto [alpha, gbps] : {std::pair{1000.0, 2.5}, std::pair{1000.0, 25.0}, std::pair{30.0, 10.0}})
+                QTest::addRow("%s alpha %.0f us %.1f Gb/s", m, alpha, gbps) << m << alpha << gbps;
+    }
+    void neverSlowerThanDefaults() {
+        QFETCH(QString, model);
+        QFETCH(double, alphaUs);
+        QFETCH(double, gbps);
+        const Workload w = workloadOf(model);
+        const CostModel c = link(alphaUs, gbps);
+        // Dynamic order only (order fixed), as the defaults run: the search holds the defaults among its options.
+        TuneRequest request = paceDefaults(false);
+        request.order_fixed = true;
+        request.plan_order = false;
+        auto tuned = tunePace(w, c, request);
+        QVERIFY2(tuned.ok(), tuned.status().message().c_str());
+        PolicyConfig defaults;
+        defaults.name = "pace";
+        auto plain = replay(asRun(w, false, 1, false), c, defaults, WhatIf{});
+        QVERIFY(plain.ok());
+        QVERIFY2(tuned.value().figures.iter_ms <= plain.value().sim.figures.iter_ms + 1e-9,
+                 qPrintable(QString("tuned %1 ms, defaults %2 ms").arg(tuned.value().figures.iter_ms)
+                                .arg(plain.value().sim.figures.iter_ms)));
+        QVERIFY(!tuned.value().plan_order);
+        QCOMPARE(tuned.value().channels, 1);
+        QVERIFY(tuned.value().evaluations > 1);
+    }
+
+    void keepsWhatTheUserSet() {
+        const Workload w = workloadOf("synthetic");
+        TuneRequest request = paceDefaults(true);
+        request.segment_fixed = true;
+        request.policy.segment_bytes = 96 << 10;  // not a power of two: the sweep could never pick it
+        request.channels_fixed = true;
+        request.channels = 2;
+        auto tuned = tunePace(w, link(1000, 2.5), request);
+        QVERIFY2(tuned.ok(), tuned.status().message().c_str());
+        QCOMPARE(tuned.value().policy.segment_bytes, std::size_t{96 << 10});
+        QVERIFY(tuned.value().plan_order);  // two channels need plan order
+        QCOMPARE(tuned.value().channels, 2);
+        QCOMPARE(tuned.value().workload.channels, 2);
+    }
+
+    void onlyPaceTunesItself() {
+        TuneRequest request = paceDefaults(true);
+        request.policy.name = "ddp";
+        QVERIFY(!tunePace(workloadOf("synthetic"), link(1000, 2.5), request).ok());
+        QVERIFY(!wantsSelfTune(request));
+        request.policy.name = "pace";
+        QVERIFY(wantsSelfTune(request));
+        request.segment_fixed = request.fusion_fixed = request.order_fixed = true;
+        request.plan_order = true;
+        QVERIFY(wantsSelfTune(request));  // plan order with the channels left open: those are chosen
+        request.plan_order = false;
+        QVERIFY(!wantsSelfTune(request));  // dynamic order runs one channel: nothing left to choose
+        request.plan_order = true;
+        request.channels_fixed = true;
+        QVERIFY(!wantsSelfTune(request));
+    }
+
+    // The warm-up path: a simulated "warm-up" as rank spans goes through extraction, fit, tuning and simulation;
+    // the plan covers every element once and its prediction is replay's for the chosen settings.
+    void warmupScheduleIsAValidPlan() {
+        const Workload truth = workloadOf("synthetic");
+        const CostModel c = link(1000, 2.5);
+        PolicyConfig pace;  // the warm-up runs the settings as given: pace's defaults
+        pace.name = "pace";
+        auto warm = replay(asRun(truth, false, 1, true), c, pace, WhatIf{}, SimOptions{5, 1});
+        QVERIFY(warm.ok());
+        ObservedRun observed = toObservedRun(asRun(truth, false, 1, true), warm.value().sim, "pace");
+        ScheduleRequest request;
+        request.tune = paceDefaults(true);
+        request.self_tune = true;
+        auto schedule = scheduleFromWarmup(observed, request);
+        QVERIFY2(schedule.ok(), schedule.status().message().c_str());
+        QVERIFY(schedule.value().tuned);
+        QVERIFY(schedule.value().predicted_ms > 0);
+        if (schedule.value().plan_order) {
+            const Status st = validatePlan(schedule.value().plan, truth.tensors);
+            QVERIFY2(st.ok(), st.message().c_str());
+        } else {
+            QVERIFY(schedule.value().plan.empty());
+        }
+        // The same extraction and fit that `pacer-cli replay` uses, then the same tuning: the same prediction.
+        auto workload = extractWorkload(observed);
+        auto cost = fitCostModel(observed);
+        QVERIFY(workload.ok() && cost.ok());
+        TuneRequest same = request.tune;
+        same.observed_policy = pace;
+        same.observed_ms = observedIterationMs(observed).value();
+        auto again = tunePace(workload.value(), cost.value(), same);
+        QVERIFY(again.ok());
+        QCOMPARE(again.value().figures.iter_ms, schedule.value().predicted_ms);
+    }
+
+    // A run slower than replay predicts for it pays the difference per collective; a faster one changes nothing.
+    void calibratesPerCallCostToTheRun() {
+        const Workload w = asRun(workloadOf("synthetic"), false, 1, true);
+        const CostModel c = link(1000, 2.5);
+        PolicyConfig pace;
+        pace.name = "pace";
+        auto r = replay(w, c, pace, WhatIf{});
+        QVERIFY(r.ok());
+        const double predicted = r.value().sim.figures.iter_ms;
+        const double units = static_cast<double>(r.value().sim.order.size());
+        QCOMPARE(calibratePerCallCost(w, c, pace, predicted * 0.9).alpha_ns, c.alpha_ns);
+        QCOMPARE(calibratePerCallCost(w, c, pace, predicted * 1.01).alpha_ns, c.alpha_ns);
+        const CostModel slower = calibratePerCallCost(w, c, pace, predicted * 1.5);
+        QVERIFY(qAbs(slower.alpha_ns - (c.alpha_ns + predicted * 0.5 * 1e6 / units)) < 1.0);
+        // Calibrated, the configuration that ran is predicted slower (overlap absorbs part of the extra cost, so
+        // only the direction is certain).
+        auto again = replay(w, slower, pace, WhatIf{});
+        QVERIFY(again.ok());
+        QVERIFY(again.value().sim.figures.iter_ms > predicted);
+    }
+
+    void scheduleRoundTrip() {
+        Schedule s;
+        s.policy.name = "pace";
+        s.policy.segment_bytes = 1 << 20;
+        s.policy.fuse_below_bytes = 0;
+        s.policy.fusion_groups = {{0, 1}, {4, 5, 6}};
+        s.plan_order = true;
+        s.channels = 2;
+        s.tuned = true;
+        s.predicted_ms = 12.345;
+        s.plan = {CommUnit{{Piece{3, 0, 0, 100}}, 3}, CommUnit{{Piece{0, 0, 0, 10}, Piece{1, 0, 0, 20}}, 0}};
+        PolicyConfig base;
+        base.name = "pace";
+        base.credit = 9;
+        auto back = decodeSchedule(encodeSchedule(s), base);
+        QVERIFY2(back.ok(), back.status().message().c_str());
+        QCOMPARE(back.value().policy.segment_bytes, s.policy.segment_bytes);
+        QCOMPARE(back.value().policy.fuse_below_bytes, std::size_t{0});
+        QCOMPARE(back.value().policy.fusion_groups, s.policy.fusion_groups);
+        QCOMPARE(back.value().policy.credit, 9);  // the rest comes from the experiment
+        QCOMPARE(back.value().plan_order, true);
+        QCOMPARE(back.value().channels, 2);
+        QVERIFY(back.value().tuned);
+        QCOMPARE(back.value().predicted_ms, 12.345);
+        QCOMPARE(back.value().plan.size(), s.plan.size());
+        QCOMPARE(back.value().plan[1].pieces.size(), std::size_t{2});
+        QCOMPARE(back.value().plan[1].pieces[1].count, std::size_t{20});
+    }
+
+    void malformedScheduleRefused_data() {
+        QTest::addColumn<int>("cut");  // words dropped from the end, or -1: one appended
+        QTest::newRow("one word short") << 1;
+        QTest::newRow("half") << 12;
+        QTest::newRow("trailing word") << -1;
+    }
+    void malformedScheduleRefused() {
+        QFETCH(int, cut);
+        Schedule s;
+        s.policy.fusion_groups = {{0, 1}};
+        s.plan = {CommUnit{{Piece{0, 0, 0, 10}}, 0}, CommUnit{{Piece{1, 0, 0, 10}}, 1}};
+        std::vector<std::int64_t> words = encodeSchedule(s);
+        if (cut < 0) words.push_back(0);
+        else words.resize(words.size() - static_cast<std::size_t>(cut));
+        QVERIFY(!decodeSchedule(words, PolicyConfig{}).ok());
+    }
+
+    void spansRoundTrip() {
+        std::vector<ObservedSpan> spans{{ObservedSpan::Comm, 1, 3, 2, 5, 1, 4096, 1000, 2000},
+                                        {ObservedSpan::Iteration, 0, 4, -1, -1, -1, 0, 5, 9}};
+        auto back = decodeSpans(encodeSpans(spans));
+        QVERIFY(back.ok());
+        QCOMPARE(back.value().size(), std::size_t{2});
+        QCOMPARE(back.value()[0].kind, ObservedSpan::Comm);
+        QCOMPARE(back.value()[0].bytes, std::int64_t{4096});
+        QCOMPARE(back.value()[1].end, Nanos{9});
+        std::vector<std::int64_t> words = encodeSpans(spans);
+        words[1] = 99;  // no such kind
+        QVERIFY(!decodeSpans(words).ok());
+        QVERIFY(!decodeSpans({5, 0, 0}).ok());  // five spans announced, none there
+    }
+};
+
+QTEST_GUILESS_MAIN(SelfTuneTest)
+#include "tst_self_tune.moc"

@@ -14,9 +14,11 @@
 
 namespace pacer::engine::testing {
 
-inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, const QString& dir,
-                                                                    std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
-                                                                    double gbps = 0, double latencyUs = 0, int channels = 1) {
+// Connects `ranks` thread ranks through `make` (makeGlooTransport, makeSharedMemoryTransport, ...).
+inline Result<std::vector<std::unique_ptr<Transport>>> connectRanksWith(
+    Result<std::unique_ptr<Transport>> (*make)(const TransportOptions&), int ranks, const QString& dir,
+    std::chrono::milliseconds timeout = std::chrono::milliseconds(20000), double gbps = 0, double latencyUs = 0,
+    int channels = 1) {
     std::vector<std::unique_ptr<Transport>> transports(ranks);
     std::vector<Status> errors(ranks);
     std::vector<std::thread> threads;
@@ -30,7 +32,7 @@ inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, c
             o.link_gbps = gbps;
             o.link_latency_us = latencyUs;
             o.channels = channels;
-            auto t = makeGlooTransport(o);
+            auto t = make(o);
             if (t.ok()) transports[r] = std::move(t.value());
             else errors[r] = t.status();
         });
@@ -39,6 +41,12 @@ inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, c
     for (const Status& s : errors)
         if (!s.ok()) return s;
     return transports;
+}
+
+inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, const QString& dir,
+                                                                    std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
+                                                                    double gbps = 0, double latencyUs = 0, int channels = 1) {
+    return connectRanksWith(makeGlooTransport, ranks, dir, timeout, gbps, latencyUs, channels);
 }
 
 // Runs fn(rank) on one thread per rank; returns each rank's Status.

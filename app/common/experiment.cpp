@@ -44,6 +44,8 @@ bool validate(const Experiment& e, std::string* error) {
         return fail("'channels' above 1 needs order 'plan' (dynamic order agrees on one unit after another)");
     if (e.channels > 1 && e.backend != "cpu")
         return fail("'channels' above 1 needs the cpu backend (NCCL spreads each collective over its own channels)");
+    if (e.transport != "auto" && e.transport != "gloo" && e.transport != "shm")
+        return fail("'transport' must be auto, gloo or shm, got '" + e.transport + "'");
     if (!(e.linkGbps >= 0) || e.linkGbps > 10000) return fail("'link.gbps' must be between 0 and 10000");
     if (!(e.linkLatencyUs >= 0) || e.linkLatencyUs > 1e6) return fail("'link.latency_us' must be between 0 and 1e6");
     if (!(e.timeoutSeconds > 0) || e.timeoutSeconds > 86400) return fail("'timeout_s' must be above 0 and at most 86400");
@@ -89,6 +91,7 @@ json Experiment::toJson() const {
                 {"policy", policy},
                 {"order", order},
                 {"channels", channels},
+                {"transport", transport},
                 {"link", {{"gbps", linkGbps}, {"latency_us", linkLatencyUs}}},
                 {"timeout_s", timeoutSeconds},
                 {"trace", trace}};
@@ -107,6 +110,7 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
               readField(j, "batch_per_rank", e.batchPerRank, error) && readField(j, "seed", e.seed, error) &&
               readField(j, "threads_per_rank", e.threadsPerRank, error) &&
               readField(j, "order", e.order, error) && readField(j, "channels", e.channels, error) &&
+              readField(j, "transport", e.transport, error) &&
               readField(j, "timeout_s", e.timeoutSeconds, error) &&
               readField(j, "trace", e.trace, error);
     if (!ok) return std::nullopt;
@@ -182,6 +186,7 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
     if (o.linkLatencyUs) e.linkLatencyUs = *o.linkLatencyUs;
     if (o.order) e.order = *o.order;
     if (o.channels) e.channels = *o.channels;
+    if (o.transport) e.transport = *o.transport;
     if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
     if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
     if (o.trace) e.trace = *o.trace;

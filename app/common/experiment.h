@@ -11,6 +11,7 @@
 //     "policy": {"name": "pace", "segment_bytes": "256KiB"},   // every PolicyConfig field; sizes with units
 //     "order": "dynamic",                        // dynamic | plan
 //     "channels": 1,                             // plan order on cpu: segments in flight at once (1..16)
+//     "transport": "auto",                       // cpu: auto (shared memory when all ranks share this host) | gloo | shm
 //     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off
 //     "timeout_s": 60,
 //     "trace": true                              // false records nothing: for measuring tracing's own cost
@@ -39,6 +40,7 @@ struct Experiment {
     nlohmann::json policy = nlohmann::json::object({{"name", "fifo"}});
     std::string order = "dynamic";
     int channels = 1;                // units in flight at once after warm-up (plan order, cpu backend)
+    std::string transport = "auto";  // cpu backend: auto | gloo | shm (engine::parseCpuTransport)
     double linkGbps = 0;
     double linkLatencyUs = 0;
     double timeoutSeconds = 60;
@@ -58,6 +60,7 @@ struct ExperimentOverrides {
     std::optional<double> linkLatencyUs;
     std::optional<std::string> order;
     std::optional<int> channels;
+    std::optional<std::string> transport;
     std::optional<int> batchPerRank;
     std::optional<double> timeoutSeconds;
     std::optional<bool> trace;

@@ -169,11 +169,16 @@ public:
                 float* mine = slot(channel, set, me);
                 visit(spans, offset, m, mine, toSlot);
                 PACER_RETURN_IF_ERROR(barrier(channel));
-                // Reduce-scatter: this rank sums share `me` of every slot into its own slot.
+                // Reduce-scatter: this rank sums share `me` of every slot into its own slot, in rank order; the
+                // pass over the last peer also writes the sums out (one pass fewer over the share).
                 const auto [lo, hi] = share(me, m);
+                const int last = me == n - 1 ? n - 2 : n - 1;
                 for (int r = 0; r < n; ++r)
-                    if (r != me) addInto(mine + lo, slot(channel, set, r) + lo, hi - lo);
-                visit(spans, offset + lo, hi - lo, mine + lo, fromSlot);
+                    if (r != me && r != last) addInto(mine + lo, slot(channel, set, r) + lo, hi - lo);
+                const float* lastSlot = slot(channel, set, last);
+                visit(spans, offset + lo, hi - lo, mine + lo, [&](float* out, float* sum, std::size_t k) {
+                    addInto(sum, lastSlot + (sum - mine), k, out);
+                });
                 PACER_RETURN_IF_ERROR(barrier(channel));
                 // Allgather: every other share from the rank that summed it.
                 for (int r = 0; r < n; ++r) {
@@ -249,8 +254,12 @@ private:
             at += s.count;
         }
     }
-    static void addInto(float* __restrict out, const float* __restrict in, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) out[i] += in[i];
+    static void addInto(float* __restrict sum, const float* __restrict in, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) sum[i] += in[i];
+    }
+    // The same, also storing each sum in `copy`.
+    static void addInto(float* __restrict sum, const float* __restrict in, std::size_t n, float* __restrict copy) {
+        for (std::size_t i = 0; i < n; ++i) copy[i] = sum[i] += in[i];
     }
 
     // Tells the peers that this rank gave up and wakes every sleeper, theirs and ours.

@@ -13,6 +13,8 @@
 // small MLP, 6 iterations, one round, pace on both transports and PyTorch DDP when present.
 #include "bench_cli.h"
 
+#include <sys/resource.h>
+
 #include <QFile>
 #include <QTemporaryDir>
 
@@ -96,6 +98,14 @@ double runPyTorch(const QString& python, const Job& job, const QString& mode, co
     return QJsonDocument::fromJson(p.readAllStandardOutput()).object()["iter_ms"].toDouble();
 }
 
+// CPU seconds (user + system) of the children reaped so far: the rank processes of every finished run count,
+// since pacer-cli waits for its workers and the PyTorch script joins its ranks.
+double childCpuSeconds() {
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u);
+    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
 struct Column {
     QString name;  // "pytorch ddp", "pacer shm pace", ...
     QStringList args;
@@ -135,11 +145,12 @@ int main(int argc, char** argv) {
                 qPrintable(job.label), rounds, qPrintable(iterations), qPrintable(warmup));
     if (python.isEmpty()) std::printf("# PyTorch skipped: %s\n", qPrintable(why));
     std::printf("# load average before: %s\n", qPrintable(loadAverage()));
-    std::map<QString, std::vector<double>> samples;
+    std::map<QString, std::vector<double>> samples, cpu;
     int failures = 0;
     for (int round = 0; round < rounds; ++round) {
         for (const Column& c : columns) {
             double ms = 0;
+            const double cpuBefore = childCpuSeconds();
             if (c.name.startsWith("pytorch")) {
                 ms = runPyTorch(python, job, c.args[0], iterations, warmup);
             } else {
@@ -151,20 +162,24 @@ int main(int argc, char** argv) {
             }
             if (ms <= 0) ++failures;
             else samples[c.name].push_back(ms);
+            cpu[c.name].push_back(childCpuSeconds() - cpuBefore);
         }
     }
     std::printf("# load average after: %s\n", qPrintable(loadAverage()));
 
     const double ddp = median(samples["pytorch ddp"]), noSync = median(samples["pytorch no_sync"]);
-    std::printf("%-28s %10s %10s %10s   %s\n", "", "ms", "/ddp", "/no_sync", "rounds");
+    // CPU seconds of a whole run (start-up included) stand beside the times: on a machine shared with other jobs
+    // the wall clock follows the load, while the CPU a run consumes changes much less.
+    std::printf("%-28s %10s %10s %10s %10s   %s\n", "", "ms", "/ddp", "/no_sync", "cpu s/run", "rounds (ms)");
     QString best;
     for (const Column& c : columns) {
         const double ms = median(samples[c.name]);
         QStringList all;
         for (double v : samples[c.name]) all << QString::number(v, 'f', 1);
-        std::printf("%-28s %10.1f %10s %10s   %s\n", qPrintable(c.name), ms,
+        std::printf("%-28s %10.1f %10s %10s %10.1f   %s\n", qPrintable(c.name), ms,
                     ddp > 0 ? qPrintable(QString::number(ms / ddp, 'f', 3)) : "-",
-                    noSync > 0 ? qPrintable(QString::number(ms / noSync, 'f', 3)) : "-", qPrintable(all.join(' ')));
+                    noSync > 0 ? qPrintable(QString::number(ms / noSync, 'f', 3)) : "-", median(cpu[c.name]),
+                    qPrintable(all.join(' ')));
         if (c.name.startsWith("pacer") && ms > 0 && (best.isEmpty() || ms < median(samples[best]))) best = c.name;
     }
     if (!best.isEmpty() && ddp > 0 && noSync > 0) {

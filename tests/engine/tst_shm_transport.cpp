@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <functional>
 
 using namespace pacer::engine;
 using namespace pacer::engine::testing;
@@ -16,16 +17,31 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::vector<std::unique_ptr<QProcess>> startCollectiveProcesses(int ranks, const QString& dir, const QString& kind,
-                                                                qulonglong count, int iterations, int channels) {
+// Starts `ranks` processes of `program`, rank r with the arguments args(r).
+std::vector<std::unique_ptr<QProcess>> startRanks(const char* program, int ranks,
+                                                  const std::function<QStringList(int)>& args) {
     std::vector<std::unique_ptr<QProcess>> procs;
     for (int r = 0; r < ranks; ++r) {
-        auto p = std::make_unique<QProcess>();
-        p->start(PACER_COLLECTIVE_PROCESS, {QString::number(r), QString::number(ranks), dir, kind, QString::number(count),
-                                            QString::number(iterations), QString::number(channels)});
-        procs.push_back(std::move(p));
+        procs.push_back(std::make_unique<QProcess>());
+        procs.back()->start(program, args(r));
     }
     return procs;
+}
+
+std::vector<std::unique_ptr<QProcess>> startCollectiveProcesses(int ranks, const QString& dir, const QString& kind,
+                                                                qulonglong count, int iterations, int channels) {
+    return startRanks(PACER_COLLECTIVE_PROCESS, ranks, [&](int r) {
+        return QStringList{QString::number(r), QString::number(ranks), dir, kind, QString::number(count),
+                           QString::number(iterations), QString::number(channels)};
+    });
+}
+
+// Every process ends on its own with exit code 0 (stderr shown otherwise).
+void expectAllSucceed(const std::vector<std::unique_ptr<QProcess>>& procs) {
+    for (const auto& p : procs) {
+        QVERIFY2(p->waitForFinished(60000), "a rank process hung");
+        QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, p->readAllStandardError().constData());
+    }
 }
 
 }  // namespace
@@ -148,22 +164,15 @@ private slots:
         QFETCH(int, channels);
         const QString dir = dir_.filePath(QString("sums-%1-%2-%3").arg(ranks).arg(count).arg(channels));
         QVERIFY(QDir().mkpath(dir));
-        auto procs = startCollectiveProcesses(ranks, dir, "shm", count, 20, channels);
-        for (auto& p : procs) {
-            QVERIFY2(p->waitForFinished(60000), "a rank process hung");
-            QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, p->readAllStandardError().constData());
-        }
+        expectAllSucceed(startCollectiveProcesses(ranks, dir, "shm", count, 20, channels));
     }
 
     void autoChoosesSharedMemoryOnOneHost() {
         const QString dir = dir_.filePath("auto");
         QVERIFY(QDir().mkpath(dir));
         auto procs = startCollectiveProcesses(2, dir, "auto", 100, 3, 1);
-        for (auto& p : procs) {
-            QVERIFY2(p->waitForFinished(60000), "a rank process hung");
-            QVERIFY2(p->exitCode() == 0, p->readAllStandardError().constData());
-            QCOMPARE(p->readAllStandardOutput().trimmed(), QByteArray("ready shm"));
-        }
+        expectAllSucceed(procs);
+        for (auto& p : procs) QCOMPARE(p->readAllStandardOutput().trimmed(), QByteArray("ready shm"));
     }
 
     void trainingAcrossProcesses_data() {
@@ -182,16 +191,9 @@ private slots:
         QFETCH(QString, mode);
         const QString dir = dir_.filePath(QString("train-%1-%2-%3").arg(policy).arg(ranks).arg(mode));
         QVERIFY(QDir().mkpath(dir));
-        std::vector<std::unique_ptr<QProcess>> procs;
-        for (int r = 0; r < ranks; ++r) {
-            auto p = std::make_unique<QProcess>();
-            p->start(PACER_RANK_PROCESS, {QString::number(r), QString::number(ranks), dir, policy, mode, "16384", "shm"});
-            procs.push_back(std::move(p));
-        }
-        for (auto& p : procs) {
-            QVERIFY2(p->waitForFinished(60000), "a rank process hung");
-            QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, p->readAllStandardError().constData());
-        }
+        expectAllSucceed(startRanks(PACER_RANK_PROCESS, ranks, [&](int r) {
+            return QStringList{QString::number(r), QString::number(ranks), dir, policy, mode, "16384", "shm"};
+        }));
     }
 
     void lostPeerProcessIsNamed_data() {

@@ -15,8 +15,8 @@
 // Barriers: an arrival counter per channel in the segment; a rank adds one and, if others are missing, spins
 // briefly, then sleeps on a futex on the counter (the last arriver wakes everyone). Every sleep is a slice of
 // at most 50 ms, after which the waiter checks the deadline (the transport's timeout), the abort word (a peer
-// gave up: fail at once, as Gloo's closed connections do) and its peers' liveness (a pid that exited or became
-// a zombie, or a stale heartbeat file): a dead or stopped peer is named within about a second, never a hang.
+// gave up: fail at once, as Gloo's closed connections do) and its peers' processes (one that exited or became a
+// zombie is named at once); a stopped or hung peer is named by its stale heartbeat at the timeout. Never a hang.
 //
 // Rendezvous: rank 0 creates the segment under a unique name and publishes the name in <dir>/pacer-shm; the
 // others open it, register their pid and wait until all have; then rank 0 unlinks the name, so nothing is left
@@ -274,13 +274,15 @@ private:
         for (int c = 0; c < options_.channels; ++c) futex(&control(c).arrivals, FUTEX_WAKE, INT32_MAX, nullptr);
     }
 
-    // Why waiting cannot go on, or empty.
+    // A peer whose process is gone, or empty. A stale heartbeat is no reason to give up early: on a loaded
+    // machine a live rank's heartbeat thread can miss its turn for over a second (seen at load 20 on 2 cores),
+    // so a stopped or hung peer is found at the timeout, as over Gloo, and named by the heartbeat then.
     std::string peerProblem() const {
         for (int r = 0; r < options_.size; ++r)
             if (r != options_.rank && processGone(header().pids[r].load(std::memory_order_relaxed)))
                 return "rank " + std::to_string(r) + " exited (process " +
                        std::to_string(header().pids[r].load(std::memory_order_relaxed)) + " is gone)";
-        return heartbeat_->silentPeers();
+        return {};
     }
 
     Status barrier(int channel) {

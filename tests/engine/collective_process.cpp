@@ -1,6 +1,6 @@
 // One rank of the transport process tests: integer-valued all-reduces of one size, each sum checked exactly,
 // through the CPU transport named on the command line.
-//   collective_process RANK RANKS RENDEZVOUS_DIR gloo|shm|auto COUNT ITERATIONS CHANNELS
+//   collective_process RANK RANKS RENDEZVOUS_DIR gloo|shm|auto COUNT ITERATIONS CHANNELS [TIMEOUT_MS]
 // ITERATIONS 0 runs until a collective fails (fault tests kill a peer meanwhile). Prints "ready" after the first
 // collective with the transport's name ("ready shm"). Exit 0: every sum exact; 1: a wrong sum or a transport error (one line on stderr); 2: bad arguments.
 #include "engine/transport/transport.h"
@@ -14,15 +14,15 @@
 using namespace pacer::engine;
 
 int main(int argc, char** argv) {
-    if (argc != 8) {
-        std::fprintf(stderr, "usage: collective_process RANK RANKS DIR gloo|shm|auto COUNT ITERATIONS CHANNELS\n");
+    if (argc != 8 && argc != 9) {
+        std::fprintf(stderr, "usage: collective_process RANK RANKS DIR gloo|shm|auto COUNT ITERATIONS CHANNELS [TIMEOUT_MS]\n");
         return 2;
     }
     TransportOptions o;
     o.rank = std::atoi(argv[1]);
     o.size = std::atoi(argv[2]);
     o.rendezvous_dir = argv[3];
-    o.timeout = std::chrono::milliseconds(20000);
+    o.timeout = std::chrono::milliseconds(argc == 9 ? std::atol(argv[8]) : 20000);
     o.channels = std::atoi(argv[7]);
     const auto kind = parseCpuTransport(argv[4]);
     if (!kind.ok()) {

@@ -58,6 +58,19 @@ inline std::vector<Status> onEveryRank(int ranks, const std::function<Status(int
     return results;
 }
 
+// Every rank reduces data[r] on channel 0 and data[ranks + r] on channel 1 at once, from two threads.
+inline std::vector<Status> reduceOnTwoChannels(std::vector<std::unique_ptr<Transport>>& group,
+                                               std::vector<std::vector<float>>& data) {
+    const int ranks = static_cast<int>(group.size());
+    return onEveryRank(ranks, [&](int r) {
+        Status second;
+        std::thread other([&] { second = group[r]->allreduceOn(1, data[ranks + r].data(), data[ranks + r].size()); });
+        Status first = group[r]->allreduceOn(0, data[r].data(), data[r].size());
+        other.join();
+        return first.ok() ? second : first;
+    });
+}
+
 class RecordingSink final : public TraceSink {
 public:
     void onComm(const CommEvent& e) override {

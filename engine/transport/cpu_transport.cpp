@@ -24,9 +24,8 @@ std::string hostIdentity() {
 
 // Publishes this rank's host in the rendezvous directory and reads every rank's; true when all are this one.
 Result<bool> allOnThisHost(const TransportOptions& o) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.rendezvous_dir, ec);
-    if (ec) return Status::error("cannot create rendezvous directory " + o.rendezvous_dir + ": " + ec.message());
+    // Private (0700) and refused when an earlier run left its files here, before this rank's host is written.
+    PACER_RETURN_IF_ERROR(makeRendezvousDir(o.rendezvous_dir, o.rank));
     const std::string mine = hostIdentity();
     const auto pathOf = [&](int r) { return o.rendezvous_dir + "/pacer-host-" + std::to_string(r); };
     const std::string tmp = pathOf(o.rank) + ".tmp";

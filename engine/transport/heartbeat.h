@@ -29,8 +29,11 @@ public:
     // The peers whose heartbeat is stale now, named as diagnose() names them; empty when every peer beats.
     std::string silentPeers() const;
 
+    // The heartbeat file of `rank` in rendezvous directory `dir`.
+    static std::string pathOf(const std::string& dir, int rank);
+
 private:
-    std::string pathOf(int rank) const;
+    std::string pathOf(int rank) const { return pathOf(dir_, rank); }
     void beat() const;
     void run();
 

@@ -212,12 +212,9 @@ public:
     }
 
     void abort() override {
-        bool expected = false;
-        if (!failed_.compare_exchange_strong(expected, true)) return;
-        {
-            std::lock_guard lock(mutex_);
-            if (error_.empty()) error_ = "rank " + std::to_string(options_.rank) + ": transport aborted";
-        }
+        // The message first, then the flag: whoever sees failed_ must find the message in place.
+        setError("rank " + std::to_string(options_.rank) + ": transport aborted");
+        if (failed_.exchange(true)) return;
         signalAbort(failure().message());
     }
 
@@ -322,18 +319,23 @@ private:
         return Status::error(error_);
     }
 
+    // The first failure's message stands; later ones (peers aborting in its wake) would only hide the cause.
+    void setError(const std::string& message) {
+        std::lock_guard lock(mutex_);
+        if (error_.empty()) error_ = message;
+    }
+
     // Runs one collective whose emulated link time ends at `emulatedEnd`.
     template <typename Op>
     Status run(const char* what, std::size_t bytes, Clock::time_point emulatedEnd, Op&& op) {
         if (failed_) return failure();
         if (Status st = op(); !st.ok()) {
-            const bool wasAborted = failed_.exchange(true);
-            {
-                std::lock_guard lock(mutex_);
-                if (!wasAborted || error_.empty())
-                    error_ = "rank " + std::to_string(options_.rank) + ": " + what + " of " + std::to_string(bytes) +
-                             " bytes failed: " + st.message() + " [shared memory]";
-            }
+            // Aborted by the runtime (another channel failed first): that failure is the message. Otherwise this
+            // collective's failure is, set under the lock before the flag is raised.
+            if (failed_) return failure();
+            setError("rank " + std::to_string(options_.rank) + ": " + what + " of " + std::to_string(bytes) +
+                     " bytes failed: " + st.message() + " [shared memory]");
+            if (failed_.exchange(true)) return failure();
             const Status failed = failure();
             signalAbort(failed.message());  // peers blocked on us fail at once
             return failed;
@@ -425,9 +427,8 @@ Result<std::unique_ptr<Transport>> makeSharedMemoryTransport(const TransportOpti
     if (o.size > kMaxRanks)
         return Status::error("shared memory joins at most " + std::to_string(kMaxRanks) + " ranks, got " +
                              std::to_string(o.size));
+    PACER_RETURN_IF_ERROR(makeRendezvousDir(o.rendezvous_dir, o.rank));
     std::error_code ec;
-    std::filesystem::create_directories(o.rendezvous_dir, ec);
-    if (ec) return Status::error("cannot create rendezvous directory " + o.rendezvous_dir + ": " + ec.message());
     auto heartbeat = std::make_unique<Heartbeat>(o.rendezvous_dir, o.rank, o.size);
     const std::size_t bytes = segmentBytes(o.size, o.channels);
     const auto deadline = Clock::now() + o.timeout;

@@ -1,10 +1,12 @@
 // The shared-memory transport: exact sums (integer-valued floats) across thread ranks and across rank processes,
 // sizes that do not divide by the rank count or the slot, several channels at once, broadcast, the emulated link,
 // the automatic choice, and faults: a killed or stopped peer process is named in bounded time, an abort on one
-// rank fails the others at once, a missing peer at rendezvous is named.
+// rank fails the others at once, a missing peer at rendezvous is named, a rendezvous namespace an earlier run used
+// is refused.
 #include "rank_group.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTest>
 
@@ -262,6 +264,34 @@ private slots:
         const std::string other = "rank " + std::to_string(1 - rank) + " never joined";
         QVERIFY2(t.message().find(other) != std::string::npos, t.message().c_str());
         QVERIFY(Clock::now() - start < std::chrono::seconds(5));
+    }
+
+    void staleRendezvousIsRefused_data() {
+        QTest::addColumn<bool>("automatic");
+        QTest::newRow("shm") << false;
+        QTest::newRow("auto") << true;
+    }
+    void staleRendezvousIsRefused() {
+        // A namespace an earlier run used is refused at once, as over Gloo, instead of meeting that run's host and
+        // segment files; a directory made here is private (0700).
+        QFETCH(bool, automatic);
+        QTemporaryDir dir;
+        const QString rendezvous = dir.path() + "/rendezvous";
+        const auto make = automatic ? makeCpuTransport : makeSharedMemoryTransport;
+        {
+            auto first = connectRanksWith(make, 2, rendezvous, std::chrono::milliseconds(5000));
+            QVERIFY2(first.ok(), first.message().c_str());
+            QCOMPARE(std::string((*first)[0]->name()), std::string("shm"));
+        }
+        QCOMPARE(QFileInfo(rendezvous).permissions() & (QFileDevice::ReadGroup | QFileDevice::WriteGroup |
+                                                         QFileDevice::ExeGroup | QFileDevice::ReadOther |
+                                                         QFileDevice::WriteOther | QFileDevice::ExeOther),
+                 QFileDevice::Permissions{});
+        const auto start = Clock::now();
+        auto again = connectRanksWith(make, 2, rendezvous, std::chrono::milliseconds(5000));
+        QVERIFY(!again.ok());
+        QVERIFY2(again.message().find("is stale: an earlier run's rank") != std::string::npos, again.message().c_str());
+        QVERIFY(Clock::now() - start < std::chrono::seconds(4));
     }
 
     void transportNamesParse() {

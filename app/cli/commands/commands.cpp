@@ -14,10 +14,10 @@ const std::vector<Command>& commands() {
         {"capture",
          "capture --experiment FILE --out PROJECT [--ranks N] [--policy P] [--segment-bytes S] [--iterations K]\n"
          "                  [--backend cpu|gpu] [--order dynamic|plan] [--channels C] [--transport auto|gloo|shm]\n"
-         "                  [--link-gbps G] [--link-latency-us U] [--timeout-s T] [--json]",
+         "                  [--link-gbps G] [--link-latency-us U] [--timeout-s T] [--keep-run-dir] [--json]",
          {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "channels", "transport",
            "link-gbps", "link-latency-us", "timeout-s"},
-          {"json"},
+          {"json", "keep-run-dir"},
           false},
          runCapture},
         {"replay",
@@ -40,8 +40,9 @@ const std::vector<Command>& commands() {
           false},
          runSweep},
         {"compare",
-         "compare --project PROJECT RUN_OR_SCHEDULE... [--json]   (a run id, or POLICY[:SEGMENT_BYTES] replayed on\n"
-         "                  the latest run)",
+         "compare --project PROJECT [--run ID] RUN_OR_SCHEDULE... [--json]   (a run id; POLICY[:SEGMENT_BYTES][@RUN]\n"
+         "                  or a saved schedule's name, replayed on @RUN, else on the last run named before it,\n"
+         "                  else on --run, else on the latest run; one table per experiment)",
          {{"project", "run"}, {"json"}, true},
          runCompare},
         {"import", "import  --format chrome|nsys FILE... --out PROJECT [--json]", {{"format", "out"}, {"json"}, true},
@@ -53,6 +54,8 @@ const std::vector<Command>& commands() {
          "runs    --project PROJECT [--rename ID --label TEXT | --delete ID | --annotate ID --note TEXT] [--json]",
          {{"project", "rename", "label", "delete", "annotate", "note"}, {"json"}, false},
          runRuns},
+        {"analyze", "analyze --project PROJECT [--run ID] [--iteration K] [--json]",
+         {{"project", "run", "iteration"}, {"json"}, false}, runAnalyze},
         {"zoo", "zoo     list [--json]", {{}, {"json"}, true}, runZoo},
         {"bench",
          "bench   allreduce [--algorithm A] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S] [--channels C]\n"

@@ -363,30 +363,13 @@ Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanSt
             PACER_RETURN_IF_ERROR(transport_.waitEvent(event));
         }
     }
-    const std::size_t riderCount = rider ? rider->size() : 0;
-    if (unit.pieces.size() == 1 && riderCount == 0) {
-        const Piece& p = unit.pieces.front();
-        PACER_RETURN_IF_ERROR(transport_.allreduceOn(channel, gradients_[p.tensor] + p.offset, p.count));
-    } else {
-        // A fused unit, or one carrying the next round's control block (host memory only): pack the pieces
-        // (and the rider) into one buffer, reduce it once, unpack.
-        auto buffer = transport_.scratch(unit.elements() + riderCount, channel);
-        if (!buffer.ok()) return buffer.status();
-        std::size_t at = 0;
-        for (const Piece& p : unit.pieces) {
-            PACER_RETURN_IF_ERROR(transport_.copy(*buffer + at, gradients_[p.tensor] + p.offset, p.count));
-            at += p.count;
-        }
-        if (riderCount > 0) std::copy(rider->begin(), rider->end(), *buffer + at);
-        PACER_RETURN_IF_ERROR(transport_.allreduceOn(channel, *buffer, at + riderCount));
-        if (riderCount > 0) std::copy(*buffer + at, *buffer + at + riderCount, rider->begin());
-        at = 0;
-        for (const Piece& p : unit.pieces) {
-            PACER_RETURN_IF_ERROR(transport_.copy(gradients_[p.tensor] + p.offset, *buffer + at, p.count));
-            at += p.count;
-        }
-        PACER_RETURN_IF_ERROR(transport_.synchronize());
-    }
+    // A fused unit, or one carrying the next round's control block (host memory only), is reduced as one
+    // vector; the transport packs it into a fused buffer or gathers it by itself.
+    std::vector<FloatSpan> spans;
+    spans.reserve(unit.pieces.size() + 1);
+    for (const Piece& p : unit.pieces) spans.push_back({gradients_[p.tensor] + p.offset, p.count});
+    if (rider && !rider->empty()) spans.push_back({rider->data(), rider->size()});
+    PACER_RETURN_IF_ERROR(transport_.allreduceSpansOn(channel, spans));
     const Nanos end = clockNs();
     int iteration = 0;
     bool tensorDone = false;

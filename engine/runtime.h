@@ -1,8 +1,8 @@
 // The runtime: a communication thread that drives a Policy with the real clock over a Transport.
 //
 // The compute thread announces gradients (gradientReady) and waits for reductions (waitReduced, waitAll); the
-// comm thread decides and issues the collectives, one unit at a time, packing fused units through a scratch
-// buffer. Layer i may be updated as soon as its own tensors are reduced (cross-iteration overlap), except
+// comm thread decides and issues the collectives, one unit at a time, handing a fused unit to the transport as a list of
+// spans (Transport::allreduceSpansOn: packed into a scratch buffer, or gathered straight into shared memory). Layer i may be updated as soon as its own tensors are reduced (cross-iteration overlap), except
 // under a policy with updateWaitsForAll() (ddp), where waitReduced waits for the whole iteration.
 //
 // Every rank issues the same collectives in the same order, in one of two modes (docs/ARCHITECTURE.md):

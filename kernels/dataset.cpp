@@ -19,9 +19,11 @@ SyntheticDataset::SyntheticDataset(const ModelSpec& spec, std::uint64_t seed) : 
     const std::size_t features = spec_.family == "mlp"   ? std::size_t(spec_.input)
                                  : spec_.family == "cnn" ? std::size_t(spec_.channels)
                                                          : std::size_t(spec_.vocab);
-    teacher_.resize(features * spec_.classes);
+    const std::size_t K = spec_.classes;
+    teacher_.resize(features * K);
     Rng rng(mixKey(seed, kTeacherStream));
-    for (float& v : teacher_) v = rng.normal();
+    for (std::size_t k = 0; k < K; ++k)  // drawn class by class, as ever: the same teacher for a seed
+        for (std::size_t f = 0; f < features; ++f) teacher_[f * K + k] = rng.normal();
 }
 
 void SyntheticDataset::sample(std::uint64_t index, float* x, std::int32_t* tokens, int* label) const {
@@ -30,20 +32,24 @@ void SyntheticDataset::sample(std::uint64_t index, float* x, std::int32_t* token
     std::vector<double> logits(K, 0.0);
     if (spec_.family == "mlp") {
         for (int i = 0; i < spec_.input; ++i) x[i] = rng.normal();
-        for (int k = 0; k < K; ++k)
-            for (int i = 0; i < spec_.input; ++i) logits[k] += double(teacher_[std::size_t(k) * spec_.input + i]) * x[i];
+        // Each logit still sums its features in order 0, 1, ...: the labels are the same to the bit.
+        for (int i = 0; i < spec_.input; ++i) {
+            const float* row = teacher_.data() + std::size_t(i) * K;
+            const double xi = x[i];
+            for (int k = 0; k < K; ++k) logits[k] += double(row[k]) * xi;
+        }
     } else if (spec_.family == "cnn") {
         const int C = spec_.channels, hw = spec_.image * spec_.image;
         for (int c = 0; c < C; ++c) {
             const float a = rng.normal();
-            for (int k = 0; k < K; ++k) logits[k] += double(teacher_[std::size_t(k) * C + c]) * a;
+            for (int k = 0; k < K; ++k) logits[k] += double(teacher_[std::size_t(c) * K + k]) * a;
             for (int i = 0; i < hw; ++i) x[std::size_t(c) * hw + i] = a + 0.5f * rng.normal();
         }
     } else {
         for (int t = 0; t < spec_.seqLen; ++t) {
             const int tok = rng.below(spec_.vocab);
             tokens[t] = tok;
-            for (int k = 0; k < K; ++k) logits[k] += teacher_[std::size_t(k) * spec_.vocab + tok];
+            for (int k = 0; k < K; ++k) logits[k] += teacher_[std::size_t(tok) * K + k];
         }
     }
     *label = int(std::max_element(logits.begin(), logits.end()) - logits.begin());

@@ -76,6 +76,8 @@ bool validate(const Experiment& e, std::string* error) {
         return fail("'channels' above 1 needs order 'plan' (dynamic order agrees on one unit after another)");
     if (e.channels > 1 && e.backend != "cpu")
         return fail("'channels' above 1 needs the cpu backend (NCCL spreads each collective over its own channels)");
+    if (e.transport != "auto" && e.transport != "gloo" && e.transport != "shm")
+        return fail("'transport' must be auto, gloo or shm, got '" + e.transport + "'");
     if (!(e.linkGbps >= 0) || e.linkGbps > 10000) return fail("'link.gbps' must be between 0 and 10000");
     if (!(e.linkLatencyUs >= 0) || e.linkLatencyUs > 1e6) return fail("'link.latency_us' must be between 0 and 1e6");
     // Below 0.1 s the engine's millisecond timeouts would round to (nearly) nothing, and no collective is that fast
@@ -122,6 +124,7 @@ json Experiment::toJson() const {
                 {"threads_per_rank", threadsPerRank},
                 {"optimizer", optimizer},
                 {"policy", policy},
+                {"transport", transport},
                 {"link", {{"gbps", linkGbps}, {"latency_us", linkLatencyUs}}},
                 {"timeout_s", timeoutSeconds},
                 {"trace", trace}};
@@ -143,6 +146,7 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
               readField(j, "batch_per_rank", e.batchPerRank, error) && readField(j, "seed", e.seed, error) &&
               readField(j, "threads_per_rank", e.threadsPerRank, error) &&
               readField(j, "order", e.order, error) && readField(j, "channels", e.channels, error) &&
+              readField(j, "transport", e.transport, error) &&
               readField(j, "timeout_s", e.timeoutSeconds, error) &&
               readField(j, "trace", e.trace, error);
     if (!ok) return std::nullopt;
@@ -223,6 +227,7 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
         e.channels = *o.channels;
         e.channelsGiven = true;
     }
+    if (o.transport) e.transport = *o.transport;
     if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
     if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
     if (o.trace) e.trace = *o.trace;

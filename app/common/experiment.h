@@ -12,6 +12,7 @@
 //     "order": "dynamic",                        // dynamic | plan; left out: pace chooses, others run dynamic
 //     "channels": 1,                             // plan order on cpu: segments in flight at once (1..16);
 //                                                // left out: pace chooses, others run 1
+//     "transport": "auto",                       // cpu: auto (shared memory when all ranks share this host) | gloo | shm
 //     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off
 //     "timeout_s": 60,
 //     "trace": true                              // false records nothing: for measuring tracing's own cost
@@ -44,6 +45,7 @@ struct Experiment {
     // it chooses. A resolved copy writes only what was set, so the workers see the same.
     bool orderGiven = false;
     bool channelsGiven = false;
+    std::string transport = "auto";  // cpu backend: auto | gloo | shm (engine::parseCpuTransport)
     double linkGbps = 0;
     double linkLatencyUs = 0;
     double timeoutSeconds = 60;
@@ -63,6 +65,7 @@ struct ExperimentOverrides {
     std::optional<double> linkLatencyUs;
     std::optional<std::string> order;
     std::optional<int> channels;
+    std::optional<std::string> transport;
     std::optional<int> batchPerRank;
     std::optional<double> timeoutSeconds;
     std::optional<bool> trace;

@@ -31,6 +31,7 @@ public:
         QString backend;             // empty: the experiment's
         QString order;               // empty: the experiment's
         int channels = 0;            // 0: the experiment's
+        QString transport;           // empty: the experiment's (auto | gloo | shm)
         double linkGbps = -1;        // < 0: the experiment's
         double linkLatencyUs = -1;   // < 0: the experiment's
         double timeoutSeconds = 0;   // 0: the experiment's

@@ -198,14 +198,19 @@ private:
         t.link_gbps = e.linkGbps;
         t.link_latency_us = e.linkLatencyUs;
         t.channels = channelsAtMost();
-        auto transport = s_.device == kernels::Device::Cuda ? makeGpuTransport(t) : engine::makeGlooTransport(t);
+        auto kind = engine::parseCpuTransport(e.transport);
+        if (!kind.ok()) throw UsageError(kind.message());
+        t.cpu_transport = kind.value();
+        auto transport = s_.device == kernels::Device::Cuda ? makeGpuTransport(t) : engine::makeCpuTransport(t);
         if (!transport.ok()) throw RunError(transport.status().message());
         transport_ = std::move(transport).value();
 
         profiler::RunInfo info;
         info.label = e.name;
         info.policy = s_.policy.name;
-        info.experiment_json = e.toJson().dump();
+        nlohmann::json recorded = e.toJson();
+        if (s_.device != kernels::Device::Cuda) recorded["transport"] = transport_->name();  // what "auto" chose
+        info.experiment_json = recorded.dump();
         info.segment_bytes = static_cast<std::int64_t>(s_.policy.segment_bytes);
         info.ranks = o_.worldSize;
         info.iterations = e.iterations;

@@ -32,6 +32,7 @@ public:
     int size() const override { return options_.size; }
 
     int channels() const override { return static_cast<int>(contexts_.size()); }
+    const char* name() const override { return "gloo"; }
 
     Status allreduceOn(int channel, float* data, std::size_t count) override {
         if (channel < 0 || channel >= channels())

@@ -63,31 +63,34 @@ void Heartbeat::run() {
     }
 }
 
+std::string Heartbeat::silentPeers() const {
+    int stalest = -1;
+    double stalestAge = 0;
+    std::vector<int> stale;
+    for (int r = 0; r < size_; ++r) {
+        if (r == rank_) continue;
+        const double age = ageOf(pathOf(r));
+        if (age > kStaleSeconds) {
+            stale.push_back(r);
+            if (age > stalestAge) stalest = r, stalestAge = age;
+        }
+    }
+    if (stalest < 0) return {};
+    char age[32];
+    std::snprintf(age, sizeof age, "%.1f", stalestAge);
+    std::string msg = "rank " + std::to_string(stalest) + " stopped responding (no heartbeat for " + age + " s)";
+    if (stale.size() > 1) {
+        msg += "; also silent:";
+        for (int r : stale)
+            if (r != stalest) msg += " rank " + std::to_string(r);
+    }
+    return msg;
+}
+
 std::string Heartbeat::diagnose(std::chrono::milliseconds patience) const {
     const auto deadline = std::chrono::steady_clock::now() + patience;
     for (;;) {
-        int stalest = -1;
-        double stalestAge = 0;
-        std::vector<int> stale;
-        for (int r = 0; r < size_; ++r) {
-            if (r == rank_) continue;
-            const double age = ageOf(pathOf(r));
-            if (age > kStaleSeconds) {
-                stale.push_back(r);
-                if (age > stalestAge) stalest = r, stalestAge = age;
-            }
-        }
-        if (stalest >= 0) {
-            char age[32];
-            std::snprintf(age, sizeof age, "%.1f", stalestAge);
-            std::string msg = "rank " + std::to_string(stalest) + " stopped responding (no heartbeat for " + age + " s)";
-            if (stale.size() > 1) {
-                msg += "; also silent:";
-                for (int r : stale)
-                    if (r != stalest) msg += " rank " + std::to_string(r);
-            }
-            return msg;
-        }
+        if (std::string silent = silentPeers(); !silent.empty()) return silent;
         if (std::chrono::steady_clock::now() >= deadline) {
             std::string missing;  // no heartbeat file at all: the rank never started or never reached rendezvous
             for (int r = 0; r < size_; ++r)

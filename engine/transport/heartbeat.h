@@ -26,6 +26,8 @@ public:
     // Returns e.g. "rank 2 stopped responding (no heartbeat for 1.4 s)", "rank 3 never joined", or a note that
     // all peers are alive (then one is stuck).
     std::string diagnose(std::chrono::milliseconds patience = std::chrono::milliseconds(1500)) const;
+    // The peers whose heartbeat is stale now, named as diagnose() names them; empty when every peer beats.
+    std::string silentPeers() const;
 
     // The heartbeat file of `rank` in rendezvous directory `dir`.
     static std::string pathOf(const std::string& dir, int rank);

@@ -63,6 +63,7 @@ public:
 
     int rank() const override { return options_.rank; }
     int size() const override { return options_.size; }
+    const char* name() const override { return "nccl"; }
     bool deviceMemory() const override { return true; }
 
     // One channel: collectives on one communicator are serialized on its stream anyway, and NCCL already spreads

@@ -12,6 +12,26 @@ Status Transport::copy(float* dst, const float* src, std::size_t count) {
     return Status::success();
 }
 
+Status Transport::allreduceSpansOn(int channel, const std::vector<FloatSpan>& spans) {
+    if (spans.size() == 1) return allreduceOn(channel, spans.front().data, spans.front().count);
+    std::size_t total = 0;
+    for (const FloatSpan& s : spans) total += s.count;
+    auto buffer = scratch(total, channel);
+    if (!buffer.ok()) return buffer.status();
+    std::size_t at = 0;
+    for (const FloatSpan& s : spans) {
+        PACER_RETURN_IF_ERROR(copy(*buffer + at, s.data, s.count));
+        at += s.count;
+    }
+    PACER_RETURN_IF_ERROR(allreduceOn(channel, *buffer, total));
+    at = 0;
+    for (const FloatSpan& s : spans) {
+        PACER_RETURN_IF_ERROR(copy(s.data, *buffer + at, s.count));
+        at += s.count;
+    }
+    return synchronize();
+}
+
 Result<float*> Transport::scratch(std::size_t count, int channel) {
     if (channel < 0 || channel >= channels())
         return Status::error("scratch for channel " + std::to_string(channel) + " of " + std::to_string(channels()));

@@ -20,6 +20,11 @@
 
 namespace pacer::engine {
 
+// Which transport carries CPU ranks. Auto: shared memory where every rank runs on this host (one copy in, one
+// out, as NCCL and Open MPI do between local ranks), Gloo over TCP otherwise (loopback TCP copies every byte
+// through the kernel twice and wakes an event-loop thread per message).
+enum class CpuTransport { Auto, Gloo, SharedMemory };
+
 struct TransportOptions {
     int rank = 0;
     int size = 1;
@@ -33,6 +38,13 @@ struct TransportOptions {
     // PyTorch's ProcessGroupGloo runs two by default). Each collective pays a fixed cost of thread wake-ups
     // and handshakes; with two or more in flight, one's fixed cost hides behind another's transfer.
     int channels = 1;
+    CpuTransport cpu_transport = CpuTransport::Auto;  // makeCpuTransport's choice
+};
+
+// Part of a fused unit: `count` floats at `data` in the transport's memory space.
+struct FloatSpan {
+    float* data;
+    std::size_t count;
 };
 
 class Transport {
@@ -42,9 +54,15 @@ public:
     virtual int size() const = 0;
     // Collectives that may be in flight at once; allreduceOn takes 0..channels()-1.
     virtual int channels() const { return 1; }
+    // What carries the collectives ("gloo", "shm", "nccl"): recorded with a run, since the CPU choice is automatic.
+    virtual const char* name() const { return "transport"; }
     // Sum all-reduce in place on one channel; host memory (Gloo) or device memory (NCCL).
     virtual Status allreduceOn(int channel, float* data, std::size_t count) = 0;
     Status allreduce(float* data, std::size_t count) { return allreduceOn(0, data, count); }
+    // Sum all-reduce of several buffers as one vector (a fused unit, or a unit with the control block riding on
+    // it). The default packs them into scratch(), reduces once and unpacks; a transport that gathers and
+    // scatters by itself (shared memory) overrides it and saves both copies.
+    virtual Status allreduceSpansOn(int channel, const std::vector<FloatSpan>& spans);
     virtual Status broadcast(void* data, std::size_t bytes, int root) = 0;
     // Unblocks everything, from any thread; used on fatal errors. The transport is failed afterwards.
     virtual void abort() = 0;
@@ -79,6 +97,17 @@ Status validate(const TransportOptions& options);
 Status makeRendezvousDir(const std::string& dir, int rank);
 
 Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& options);
+
+// Ranks of one host over POSIX shared memory (engine/transport/shm_transport.cpp).
+Result<std::unique_ptr<Transport>> makeSharedMemoryTransport(const TransportOptions& options);
+
+// The CPU transport that options.cpu_transport names; Auto asks every rank for its host through the rendezvous
+// directory and picks shared memory when all are on this one, so every rank makes the same choice.
+Result<std::unique_ptr<Transport>> makeCpuTransport(const TransportOptions& options);
+
+// "auto", "gloo", "shm": the names used in experiment files and on command lines.
+const char* cpuTransportName(CpuTransport kind);
+Result<CpuTransport> parseCpuTransport(const std::string& name);
 
 // NCCL over CUDA, one rank per GPU; commStream is a cudaStream_t (nullptr: the transport makes its own).
 // Returns a clear error where NCCL was not built or no GPU is present.

@@ -115,7 +115,8 @@ private slots:
                 for (const auto& tensor : t.tensors) QCOMPARE(allreduce[std::make_tuple(rank, it, tensor.id)], 1);
     }
 
-    // Where ranks listen comes from the environment (for clusters); loopback when nothing is set.
+    // Where ranks listen comes from the environment (for clusters); loopback when nothing is set. Only Gloo listens
+    // (auto would pick shared memory on this one host), so the capture asks for it.
     void listensWhereTheEnvironmentSays_data() {
         QTest::addColumn<QString>("variable");
         QTest::addColumn<QString>("value");
@@ -134,9 +135,9 @@ private slots:
         env.insert("PACER_WORKER", PACER_WORKER_PATH);
         env.insert(variable, value);
         const QString project = dir_.filePath("listen-" + value + ".pacer");
-        const ProcessResult r = runProgram(PACER_CLI_PATH, {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
-                                                            "--out", project, "--iterations", "2", "--json"},
-                                           120000, env);
+        const QStringList args = {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"), "--out", project,
+                                  "--iterations", "2", "--transport", "gloo", "--json"};
+        const ProcessResult r = runProgram(PACER_CLI_PATH, args, 120000, env);
         QVERIFY2(r.finished, "capture did not finish");
         if (failure.isEmpty()) {
             QVERIFY2(r.exitCode == 0, r.err.constData());

@@ -76,6 +76,8 @@ private slots:
                                                    << "channels";
         QTest::newRow("zero channels") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
                                                       "--order", "plan", "--channels", "0"} << "channels";
+        QTest::newRow("unknown transport") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                          "--transport", "pigeon"} << "pigeon";
         QTest::newRow("bench channels without plan") << QStringList{"bench", "allreduce", "--algorithm", "dynamic",
                                                                     "--channels", "2"} << "channel";
         QTest::newRow("import missing file") << QStringList{"import", "--format", "chrome", missing, "--out",

@@ -15,9 +15,11 @@
 
 namespace pacer::engine::testing {
 
-inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, const QString& dir,
-                                                                    std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
-                                                                    double gbps = 0, double latencyUs = 0, int channels = 1) {
+// Connects `ranks` thread ranks through `make` (makeGlooTransport, makeSharedMemoryTransport, ...).
+inline Result<std::vector<std::unique_ptr<Transport>>> connectRanksWith(
+    Result<std::unique_ptr<Transport>> (*make)(const TransportOptions&), int ranks, const QString& dir,
+    std::chrono::milliseconds timeout = std::chrono::milliseconds(20000), double gbps = 0, double latencyUs = 0,
+    int channels = 1) {
     std::vector<std::unique_ptr<Transport>> transports(ranks);
     std::vector<Status> errors(ranks);
     std::vector<std::thread> threads;
@@ -31,7 +33,7 @@ inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, c
             o.link_gbps = gbps;
             o.link_latency_us = latencyUs;
             o.channels = channels;
-            auto t = makeGlooTransport(o);
+            auto t = make(o);
             if (t.ok()) transports[r] = std::move(t.value());
             else errors[r] = t.status();
         });
@@ -42,6 +44,12 @@ inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, c
     return transports;
 }
 
+inline Result<std::vector<std::unique_ptr<Transport>>> connectRanks(int ranks, const QString& dir,
+                                                                    std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
+                                                                    double gbps = 0, double latencyUs = 0, int channels = 1) {
+    return connectRanksWith(makeGlooTransport, ranks, dir, timeout, gbps, latencyUs, channels);
+}
+
 // Runs fn(rank) on one thread per rank; returns each rank's Status.
 inline std::vector<Status> onEveryRank(int ranks, const std::function<Status(int)>& fn) {
     std::vector<Status> results(ranks);
@@ -49,6 +57,19 @@ inline std::vector<Status> onEveryRank(int ranks, const std::function<Status(int
     for (int r = 0; r < ranks; ++r) threads.emplace_back([&, r] { results[r] = fn(r); });
     for (auto& t : threads) t.join();
     return results;
+}
+
+// Every rank reduces data[r] on channel 0 and data[ranks + r] on channel 1 at once, from two threads.
+inline std::vector<Status> reduceOnTwoChannels(std::vector<std::unique_ptr<Transport>>& group,
+                                               std::vector<std::vector<float>>& data) {
+    const int ranks = static_cast<int>(group.size());
+    return onEveryRank(ranks, [&](int r) {
+        Status second;
+        std::thread other([&] { second = group[r]->allreduceOn(1, data[ranks + r].data(), data[ranks + r].size()); });
+        Status first = group[r]->allreduceOn(0, data[r].data(), data[r].size());
+        other.join();
+        return first.ok() ? second : first;
+    });
 }
 
 class RecordingSink final : public TraceSink {

@@ -1,6 +1,7 @@
-// One rank of the engine's process tests: a real process with its own Gloo transport (FileStore rendezvous in a
-// shared directory), running the same integer-valued training loop as the thread tests and checking every sum.
-//   rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES
+// One rank of the engine's process tests: a real process with its own transport (Gloo with a FileStore rendezvous
+// in a shared directory, or shared memory), running the same integer-valued training loop as the thread tests
+// and checking every sum.
+//   rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES [gloo|shm|auto]
 // Exit 0: every element of every iteration was the exact sum; 1: a wrong sum or an engine error (on stderr);
 // 2: bad arguments.
 #include "rank_training.h"
@@ -15,8 +16,8 @@ using namespace pacer::engine;
 using namespace pacer::engine::testing;
 
 int main(int argc, char** argv) {
-    if (argc != 7) {
-        std::fprintf(stderr, "usage: rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES\n");
+    if (argc != 7 && argc != 8) {
+        std::fprintf(stderr, "usage: rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES [gloo|shm|auto]\n");
         return 2;
     }
     const int rank = std::atoi(argv[1]);
@@ -27,7 +28,13 @@ int main(int argc, char** argv) {
     o.size = ranks;
     o.rendezvous_dir = argv[3];
     o.timeout = std::chrono::milliseconds(20000);
-    auto transport = makeGlooTransport(o);
+    const auto kind = parseCpuTransport(argc == 8 ? argv[7] : "gloo");
+    if (!kind.ok()) {
+        std::fprintf(stderr, "%s\n", kind.message().c_str());
+        return 2;
+    }
+    o.cpu_transport = kind.value();
+    auto transport = makeCpuTransport(o);
     if (!transport.ok()) {
         std::fprintf(stderr, "rank %d: %s\n", rank, transport.message().c_str());
         return 1;

@@ -75,13 +75,7 @@ private slots:
         QVERIFY2(group.ok(), group.message().c_str());
         std::vector<std::vector<float>> data(4, std::vector<float>(1 << 18, 1.0f));
         const auto start = std::chrono::steady_clock::now();
-        const auto results = onEveryRank(2, [&](int r) {
-            Status second;
-            std::thread other([&] { second = (*group)[r]->allreduceOn(1, data[2 + r].data(), data[2 + r].size()); });
-            Status first = (*group)[r]->allreduceOn(0, data[r].data(), data[r].size());
-            other.join();
-            return first.ok() ? second : first;
-        });
+        const auto results = reduceOnTwoChannels(*group, data);
         const auto elapsed = std::chrono::steady_clock::now() - start;
         for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
         QVERIFY(elapsed >= std::chrono::milliseconds(167));

@@ -30,6 +30,11 @@ int runCapture(const Args& args) {
         r.order = QString::fromStdString(*o);
     }
     r.channels = args.integer("channels", 1, 16).value_or(0);
+    if (auto t = args.value("transport")) {
+        if (*t != "auto" && *t != "gloo" && *t != "shm")
+            throw usageError("--transport must be auto, gloo or shm, got '" + *t + "'");
+        r.transport = QString::fromStdString(*t);
+    }
     r.linkGbps = args.number("link-gbps", 0, 10000).value_or(-1);
     r.linkLatencyUs = args.number("link-latency-us", 0, 1e6).value_or(-1);
     r.timeoutSeconds = args.number("timeout-s", 0.1, 86400).value_or(0);

@@ -13,10 +13,10 @@ const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
         {"capture",
          "capture --experiment FILE --out PROJECT [--ranks N] [--policy P] [--segment-bytes S] [--iterations K]\n"
-         "                  [--backend cpu|gpu] [--order dynamic|plan] [--channels C] [--link-gbps G]\n"
-         "                  [--link-latency-us U] [--timeout-s T] [--keep-run-dir] [--json]",
-         {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "channels", "link-gbps",
-           "link-latency-us", "timeout-s"},
+         "                  [--backend cpu|gpu] [--order dynamic|plan] [--channels C] [--transport auto|gloo|shm]\n"
+         "                  [--link-gbps G] [--link-latency-us U] [--timeout-s T] [--keep-run-dir] [--json]",
+         {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "channels", "transport",
+           "link-gbps", "link-latency-us", "timeout-s"},
           {"json", "keep-run-dir"},
           false},
          runCapture},

@@ -1,0 +1,309 @@
+// The shared-memory transport: exact sums (integer-valued floats) across thread ranks and across rank processes,
+// sizes that do not divide by the rank count or the slot, several channels at once, broadcast, the emulated link,
+// the automatic choice, and faults: a killed or stopped peer process is named in bounded time, an abort on one
+// rank fails the others at once, a missing peer at rendezvous is named, a rendezvous namespace an earlier run used
+// is refused.
+#include "rank_group.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTest>
+
+#include <csignal>
+#include <functional>
+
+using namespace pacer::engine;
+using namespace pacer::engine::testing;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Starts `ranks` processes of `program`, rank r with the arguments args(r).
+std::vector<std::unique_ptr<QProcess>> startRanks(const char* program, int ranks,
+                                                  const std::function<QStringList(int)>& args) {
+    std::vector<std::unique_ptr<QProcess>> procs;
+    for (int r = 0; r < ranks; ++r) {
+        procs.push_back(std::make_unique<QProcess>());
+        procs.back()->start(program, args(r));
+    }
+    return procs;
+}
+
+std::vector<std::unique_ptr<QProcess>> startCollectiveProcesses(int ranks, const QString& dir, const QString& kind,
+                                                                qulonglong count, int iterations, int channels,
+                                                                int timeoutMs = 20000) {
+    return startRanks(PACER_COLLECTIVE_PROCESS, ranks, [&](int r) {
+        return QStringList{QString::number(r), QString::number(ranks), dir, kind, QString::number(count),
+                           QString::number(iterations), QString::number(channels), QString::number(timeoutMs)};
+    });
+}
+
+// Every process ends on its own with exit code 0 (stderr shown otherwise).
+void expectAllSucceed(const std::vector<std::unique_ptr<QProcess>>& procs) {
+    for (const auto& p : procs) {
+        QVERIFY2(p->waitForFinished(60000), "a rank process hung");
+        QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, p->readAllStandardError().constData());
+    }
+}
+
+}  // namespace
+
+class TestShmTransport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void allreduceSumsExactly_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<qulonglong>("count");
+        for (int ranks : {1, 2, 3, 4})
+            for (qulonglong count : {1ull, 7ull, 1000ull, 262147ull, 1048579ull})  // one slot is 262144 floats
+                QTest::addRow("ranks%d/count%llu", ranks, count) << ranks << count;
+    }
+    void allreduceSumsExactly() {
+        QFETCH(int, ranks);
+        QFETCH(qulonglong, count);
+        QTemporaryDir dir;
+        auto group = connectRanksWith(makeSharedMemoryTransport, ranks, dir.path());
+        QVERIFY2(group.ok(), group.message().c_str());
+        QCOMPARE((*group)[0]->name(), "shm");
+        std::vector<std::vector<float>> data(ranks, std::vector<float>(count));
+        for (int round = 0; round < 3; ++round) {  // rounds alternate the slot sets
+            const auto results = onEveryRank(ranks, [&](int r) {
+                for (std::size_t i = 0; i < count; ++i) data[r][i] = static_cast<float>((r + 1) * (i % 100 + 1) + round);
+                return (*group)[r]->allreduce(data[r].data(), count);
+            });
+            for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+            const int rankSum = ranks * (ranks + 1) / 2;
+            for (int r = 0; r < ranks; ++r)
+                for (std::size_t i = 0; i < count; ++i)
+                    QCOMPARE(data[r][i], static_cast<float>(rankSum * (i % 100 + 1) + ranks * round));
+        }
+    }
+
+    void fusedSpansSumExactly_data() {
+        QTest::addColumn<bool>("shm");
+        QTest::addColumn<int>("ranks");
+        QTest::newRow("shm/2 ranks") << true << 2;
+        QTest::newRow("shm/3 ranks") << true << 3;
+        QTest::newRow("gloo (packs into scratch)/3 ranks") << false << 3;
+    }
+    void fusedSpansSumExactly() {
+        // A fused unit: pieces of odd sizes, one crossing a slot boundary, reduced as one vector in place.
+        QFETCH(bool, shm);
+        QFETCH(int, ranks);
+        QTemporaryDir dir;
+        auto group = connectRanksWith(shm ? makeSharedMemoryTransport : makeGlooTransport, ranks, dir.path());
+        QVERIFY2(group.ok(), group.message().c_str());
+        const std::vector<std::size_t> sizes = {3, 262150, 1, 999, 70001};
+        std::vector<std::vector<std::vector<float>>> data(ranks);
+        const auto results = onEveryRank(ranks, [&](int r) {
+            std::vector<FloatSpan> spans;
+            for (std::size_t k = 0; k < sizes.size(); ++k) {
+                data[r].emplace_back(sizes[k]);
+                for (std::size_t i = 0; i < sizes[k]; ++i) data[r][k][i] = static_cast<float>((r + 1) * (i % 50 + k + 1));
+            }
+            for (auto& v : data[r]) spans.push_back({v.data(), v.size()});
+            return (*group)[r]->allreduceSpansOn(0, spans);
+        });
+        for (const Status& st : results) QVERIFY2(st.ok(), st.message().c_str());
+        const int rankSum = ranks * (ranks + 1) / 2;
+        for (int r = 0; r < ranks; ++r)
+            for (std::size_t k = 0; k < sizes.size(); ++k)
+                for (std::size_t i = 0; i < sizes[k]; ++i)
+                    QCOMPARE(data[r][k][i], static_cast<float>(rankSum * (i % 50 + k + 1)));
+    }
+
+    void broadcastFromEveryRoot() {
+        QTemporaryDir dir;
+        auto group = connectRanksWith(makeSharedMemoryTransport, 3, dir.path());
+        QVERIFY2(group.ok(), group.message().c_str());
+        const std::size_t bytes = (1 << 20) + 5;  // crosses a slot boundary, not a multiple of 4
+        for (int root = 0; root < 3; ++root) {
+            std::vector<std::vector<unsigned char>> data(3, std::vector<unsigned char>(bytes));
+            const auto results = onEveryRank(3, [&](int r) {
+                for (std::size_t i = 0; i < bytes; ++i) data[r][i] = static_cast<unsigned char>(r * 50 + i % 7);
+                return (*group)[r]->broadcast(data[r].data(), bytes, root);
+            });
+            for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+            for (int r = 0; r < 3; ++r) QVERIFY(data[r] == data[root]);
+            QCOMPARE(int(data[1][bytes - 1]), root * 50 + int((bytes - 1) % 7));
+        }
+    }
+
+    void channelsShareOneEmulatedLink() {
+        // As over Gloo: two 1 MiB all-reduces on two channels of a 0.1 Gb/s link queue on one wire (>= 168 ms).
+        QTemporaryDir dir;
+        auto group = connectRanksWith(makeSharedMemoryTransport, 2, dir.path(), std::chrono::milliseconds(20000), 0.1, 0, 2);
+        QVERIFY2(group.ok(), group.message().c_str());
+        std::vector<std::vector<float>> data(4, std::vector<float>(1 << 18, 1.0f));
+        const auto start = Clock::now();
+        const auto results = reduceOnTwoChannels(*group, data);
+        const auto elapsed = Clock::now() - start;
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        QVERIFY(elapsed >= std::chrono::milliseconds(167));
+        for (int i = 0; i < 4; ++i) QCOMPARE(data[i][12345], 2.0f);
+        QVERIFY(!(*group)[0]->allreduceOn(2, data[0].data(), 1).ok());  // no third channel
+    }
+
+    void exactSumsAcrossProcesses_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<qulonglong>("count");
+        QTest::addColumn<int>("channels");
+        QTest::newRow("2 ranks/odd size/1 channel") << 2 << 1000003ull << 1;
+        QTest::newRow("3 ranks/odd size/2 channels") << 3 << 262147ull << 2;
+        QTest::newRow("4 ranks/small/3 channels") << 4 << 5ull << 3;
+    }
+    void exactSumsAcrossProcesses() {
+        QFETCH(int, ranks);
+        QFETCH(qulonglong, count);
+        QFETCH(int, channels);
+        const QString dir = dir_.filePath(QString("sums-%1-%2-%3").arg(ranks).arg(count).arg(channels));
+        QVERIFY(QDir().mkpath(dir));
+        expectAllSucceed(startCollectiveProcesses(ranks, dir, "shm", count, 20, channels));
+    }
+
+    void autoChoosesSharedMemoryOnOneHost() {
+        const QString dir = dir_.filePath("auto");
+        QVERIFY(QDir().mkpath(dir));
+        auto procs = startCollectiveProcesses(2, dir, "auto", 100, 3, 1);
+        expectAllSucceed(procs);
+        for (auto& p : procs) QCOMPARE(p->readAllStandardOutput().trimmed(), QByteArray("ready shm"));
+    }
+
+    void trainingAcrossProcesses_data() {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("pace/2/dynamic") << "pace" << 2 << "dynamic";
+        QTest::newRow("pace/3/plan") << "pace" << 3 << "plan";
+        QTest::newRow("ddp/2/dynamic") << "ddp" << 2 << "dynamic";
+        QTest::newRow("horovod/3/dynamic") << "horovod" << 3 << "dynamic";
+    }
+    void trainingAcrossProcesses() {
+        // The engine's whole training loop (policies, fused buffers, the riding agreement) over shared memory.
+        QFETCH(QString, policy);
+        QFETCH(int, ranks);
+        QFETCH(QString, mode);
+        const QString dir = dir_.filePath(QString("train-%1-%2-%3").arg(policy).arg(ranks).arg(mode));
+        QVERIFY(QDir().mkpath(dir));
+        expectAllSucceed(startRanks(PACER_RANK_PROCESS, ranks, [&](int r) {
+            return QStringList{QString::number(r), QString::number(ranks), dir, policy, mode, "16384", "shm"};
+        }));
+    }
+
+    void lostPeerProcessIsNamed_data() {
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<int>("timeoutMs");
+        QTest::addColumn<QString>("expected");
+        // A killed peer is seen at once, far inside the 20 s timeout; a frozen one at the (3 s) timeout.
+        QTest::newRow("killed") << int(SIGKILL) << 20000 << "rank 2 exited";
+        QTest::newRow("stopped") << int(SIGSTOP) << 3000 << "rank 2 stopped responding";
+    }
+    void lostPeerProcessIsNamed() {
+        // Three ranks reduce without end; rank 2 is killed (or frozen) mid-run. The survivors must name it
+        // within a few seconds and exit 1.
+        QFETCH(int, signal);
+        QFETCH(int, timeoutMs);
+        QFETCH(QString, expected);
+        const QString dir = dir_.filePath(QString("lost-%1").arg(signal));
+        QVERIFY(QDir().mkpath(dir));
+        auto procs = startCollectiveProcesses(3, dir, "shm", 100000, 0, 2, timeoutMs);
+        for (auto& p : procs) QVERIFY2(p->waitForReadyRead(30000), "a rank never finished its first collective");
+        const auto start = Clock::now();
+        ::kill(static_cast<pid_t>(procs[2]->processId()), signal);
+        for (int r = 0; r < 2; ++r) {
+            QVERIFY2(procs[r]->waitForFinished(15000), "a survivor hung");
+            const QByteArray err = procs[r]->readAllStandardError();
+            QCOMPARE(procs[r]->exitCode(), 1);
+            QVERIFY2(err.contains(expected.toUtf8()), err.constData());
+        }
+        QVERIFY(Clock::now() - start < std::chrono::seconds(8));
+        ::kill(static_cast<pid_t>(procs[2]->processId()), SIGKILL);
+        procs[2]->waitForFinished(5000);
+    }
+
+    void abortFailsThePeersAtOnce() {
+        // Rank 1 aborts (as the runtime does after its own error) while rank 0 waits in a collective: rank 0
+        // learns it at once instead of at its 20 s timeout, and both stay failed.
+        QTemporaryDir dir;
+        auto group = connectRanksWith(makeSharedMemoryTransport, 2, dir.path());
+        QVERIFY2(group.ok(), group.message().c_str());
+        std::vector<float> a(1000, 1.0f);
+        const auto start = Clock::now();
+        std::thread aborter([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            (*group)[1]->abort();
+        });
+        const Status s = (*group)[0]->allreduce(a.data(), a.size());
+        aborter.join();
+        QVERIFY(!s.ok());
+        QVERIFY2(s.message().find("rank 1 gave up") != std::string::npos, s.message().c_str());
+        QVERIFY(Clock::now() - start < std::chrono::seconds(3));
+        QVERIFY(!(*group)[0]->allreduce(a.data(), 10).ok());
+        QVERIFY(!(*group)[1]->allreduce(a.data(), 10).ok());
+    }
+
+    void missingPeerAtRendezvousIsNamed_data() {
+        QTest::addColumn<int>("rank");
+        QTest::newRow("rank 0 alone") << 0;
+        QTest::newRow("rank 1 alone") << 1;
+    }
+    void missingPeerAtRendezvousIsNamed() {
+        QFETCH(int, rank);
+        QTemporaryDir dir;
+        TransportOptions o;
+        o.rank = rank;
+        o.size = 2;
+        o.rendezvous_dir = dir.path().toStdString();
+        o.timeout = std::chrono::milliseconds(1000);
+        const auto start = Clock::now();
+        auto t = makeSharedMemoryTransport(o);
+        QVERIFY(!t.ok());
+        const std::string other = "rank " + std::to_string(1 - rank) + " never joined";
+        QVERIFY2(t.message().find(other) != std::string::npos, t.message().c_str());
+        QVERIFY(Clock::now() - start < std::chrono::seconds(5));
+    }
+
+    void staleRendezvousIsRefused_data() {
+        QTest::addColumn<bool>("automatic");
+        QTest::newRow("shm") << false;
+        QTest::newRow("auto") << true;
+    }
+    void staleRendezvousIsRefused() {
+        // A namespace an earlier run used is refused at once, as over Gloo, instead of meeting that run's host and
+        // segment files; a directory made here is private (0700).
+        QFETCH(bool, automatic);
+        QTemporaryDir dir;
+        const QString rendezvous = dir.path() + "/rendezvous";
+        const auto make = automatic ? makeCpuTransport : makeSharedMemoryTransport;
+        {
+            auto first = connectRanksWith(make, 2, rendezvous, std::chrono::milliseconds(5000));
+            QVERIFY2(first.ok(), first.message().c_str());
+            QCOMPARE(std::string((*first)[0]->name()), std::string("shm"));
+        }
+        QCOMPARE(QFileInfo(rendezvous).permissions() & (QFileDevice::ReadGroup | QFileDevice::WriteGroup |
+                                                         QFileDevice::ExeGroup | QFileDevice::ReadOther |
+                                                         QFileDevice::WriteOther | QFileDevice::ExeOther),
+                 QFileDevice::Permissions{});
+        const auto start = Clock::now();
+        auto again = connectRanksWith(make, 2, rendezvous, std::chrono::milliseconds(5000));
+        QVERIFY(!again.ok());
+        QVERIFY2(again.message().find("is stale: an earlier run's rank") != std::string::npos, again.message().c_str());
+        QVERIFY(Clock::now() - start < std::chrono::seconds(4));
+    }
+
+    void transportNamesParse() {
+        QCOMPARE(parseCpuTransport("shm").value(), CpuTransport::SharedMemory);
+        QCOMPARE(parseCpuTransport("gloo").value(), CpuTransport::Gloo);
+        QCOMPARE(parseCpuTransport("auto").value(), CpuTransport::Auto);
+        QVERIFY(!parseCpuTransport("tcp").ok());
+    }
+
+private:
+    QTemporaryDir dir_;
+};
+
+QTEST_GUILESS_MAIN(TestShmTransport)
+#include "tst_shm_transport.moc"

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "engine/status.h"
+#include "engine/transport/point_to_point.h"
 
 #include <chrono>
 #include <cstddef>
@@ -45,6 +46,9 @@ public:
     virtual Status allreduceOn(int channel, float* data, std::size_t count) = 0;
     Status allreduce(float* data, std::size_t count) { return allreduceOn(0, data, count); }
     virtual Status broadcast(void* data, std::size_t bytes, int root) = 0;
+    // The point-to-point layer of one channel, for the collective algorithms of engine/collectives (nullptr where
+    // the transport has none). It shares the channel's connections, timeout, failure state and emulated link.
+    virtual PointToPoint* pointToPoint(int /*channel*/) { return nullptr; }
     // Unblocks everything, from any thread; used on fatal errors. The transport is failed afterwards.
     virtual void abort() = 0;
 

@@ -40,23 +40,50 @@ Coefficients coefficients(Algorithm algorithm, int n, const Topology& topology) 
     return {};
 }
 
-// Solves the 3×3 system a·x = b (Gaussian elimination with pivoting); false when singular.
-bool solve3(std::array<std::array<double, 3>, 3> a, std::array<double, 3> b, std::array<double, 3>& x) {
-    for (int c = 0; c < 3; ++c) {
-        int pivot = c;
-        for (int r = c + 1; r < 3; ++r)
-            if (std::abs(a[r][c]) > std::abs(a[pivot][c])) pivot = r;
-        if (std::abs(a[pivot][c]) < 1e-12 * (1 + std::abs(a[0][0]) + std::abs(a[1][1]) + std::abs(a[2][2]))) return false;
-        std::swap(a[c], a[pivot]);
-        std::swap(b[c], b[pivot]);
-        for (int r = 0; r < 3; ++r) {
-            if (r == c) continue;
-            const double f = a[r][c] / a[c][c];
-            for (int k = 0; k < 3; ++k) a[r][k] -= f * a[c][k];
-            b[r] -= f * b[c];
+// Weighted least squares of the samples' times over the parameters marked free; the others keep `fixed`'s values.
+// False when the free ones are not determined by the samples.
+bool fitSubset(const std::vector<CollectiveSample>& samples, const Topology& topology, const std::array<bool, 3>& free,
+               const std::array<double, 3>& fixed, std::array<double, 3>& x, double& residual) {
+    std::vector<int> index;
+    for (int i = 0; i < 3; ++i)
+        if (free[i]) index.push_back(i);
+    const std::size_t k = index.size();
+    std::vector<std::vector<double>> a(k, std::vector<double>(k + 1, 0.0));  // normal equations, augmented
+    auto rowOf = [&](const CollectiveSample& s) {
+        const Coefficients c = coefficients(s.algorithm, s.ranks, topology);
+        return std::array<double, 3>{c.alpha, c.beta * s.bytes, c.gamma * s.bytes};
+    };
+    for (const CollectiveSample& s : samples) {
+        const auto row = rowOf(s);
+        const double w = s.ns > 0 ? 1.0 / s.ns : 1.0;  // relative error: small and large messages count alike
+        double target = s.ns;
+        for (int i = 0; i < 3; ++i)
+            if (!free[i]) target -= row[i] * fixed[i];
+        for (std::size_t i = 0; i < k; ++i) {
+            for (std::size_t j = 0; j < k; ++j) a[i][j] += row[index[i]] * row[index[j]] * w * w;
+            a[i][k] += row[index[i]] * target * w * w;
         }
     }
-    for (int c = 0; c < 3; ++c) x[c] = b[c] / a[c][c];
+    for (std::size_t c = 0; c < k; ++c) {  // Gauss-Jordan with partial pivoting
+        std::size_t pivot = c;
+        for (std::size_t r = c + 1; r < k; ++r)
+            if (std::abs(a[r][c]) > std::abs(a[pivot][c])) pivot = r;
+        if (std::abs(a[pivot][c]) < 1e-12 * std::max(1.0, std::abs(a[0][0]))) return false;
+        std::swap(a[c], a[pivot]);
+        for (std::size_t r = 0; r < k; ++r) {
+            if (r == c) continue;
+            const double f = a[r][c] / a[c][c];
+            for (std::size_t j = c; j <= k; ++j) a[r][j] -= f * a[c][j];
+        }
+    }
+    x = fixed;
+    for (std::size_t i = 0; i < k; ++i) x[index[i]] = a[i][k] / a[i][i];
+    residual = 0;
+    for (const CollectiveSample& s : samples) {
+        const auto row = rowOf(s);
+        const double e = (row[0] * x[0] + row[1] * x[1] + row[2] * x[2] - s.ns) / (s.ns > 0 ? s.ns : 1.0);
+        residual += e * e;
+    }
     return true;
 }
 
@@ -89,34 +116,24 @@ Result<LinkParams> fitLinkParams(const std::vector<CollectiveSample>& samples, c
     std::set<double> sizes;
     for (const CollectiveSample& s : samples) sizes.insert(s.bytes);
     if (sizes.size() < 2) return Status::error("fitting α, β, γ needs all-reduces of at least two sizes");
-    // Normal equations of the least-squares fit, each sample weighted by 1/t so that small and large messages
-    // count alike (relative error).
-    std::array<std::array<double, 3>, 3> ata{};
-    std::array<double, 3> atb{};
-    for (const CollectiveSample& s : samples) {
-        const Coefficients c = coefficients(s.algorithm, s.ranks, topology);
-        const double w = s.ns > 0 ? 1.0 / s.ns : 1.0;
-        const std::array<double, 3> row{c.alpha * w, c.beta * s.bytes * w, c.gamma * s.bytes * w};
-        for (int i = 0; i < 3; ++i) {
-            for (int j = 0; j < 3; ++j) ata[i][j] += row[i] * row[j];
-            atb[i] += row[i] * s.ns * w;
-        }
+    // The best fit with every parameter free; where that is undetermined (β and γ always in one ratio) or gives a
+    // negative value (noisy timings), the best of the fits with γ held at gammaIfUnknown and/or α at 0.
+    const std::array<double, 3> fixed{0.0, 0.0, gammaIfUnknown};
+    const std::array<std::array<bool, 3>, 4> tries{{{true, true, true}, {true, true, false}, {false, true, true},
+                                                    {false, true, false}}};
+    bool found = false;
+    double bestResidual = 0;
+    std::array<double, 3> best{};
+    for (const auto& free : tries) {
+        std::array<double, 3> x{};
+        double residual = 0;
+        if (!fitSubset(samples, topology, free, fixed, x, residual)) continue;
+        if (x[0] < 0 || x[1] < 0 || x[2] < 0) continue;
+        if (free[0] && free[1] && free[2]) return LinkParams{x[0], x[1], x[2]};  // determined and sane: take it
+        if (!found || residual < bestResidual) best = x, bestResidual = residual, found = true;
     }
-    std::array<double, 3> x{};
-    LinkParams fitted;
-    if (solve3(ata, atb, x) && x[2] >= 0) {
-        fitted = {x[0], x[1], x[2]};
-    } else {
-        // β and γ inseparable: fix γ and fit α, β on what remains.
-        for (int i = 0; i < 2; ++i) atb[i] -= ata[i][2] * gammaIfUnknown;
-        const double det = ata[0][0] * ata[1][1] - ata[0][1] * ata[1][0];
-        if (std::abs(det) < 1e-300) return Status::error("the samples do not determine α and β");
-        fitted = {(atb[0] * ata[1][1] - atb[1] * ata[0][1]) / det, (ata[0][0] * atb[1] - ata[1][0] * atb[0]) / det,
-                  gammaIfUnknown};
-    }
-    if (fitted.alpha_ns < 0 || fitted.beta_ns_per_byte < 0)
-        return Status::error("the fitted α or β came out negative: the samples do not follow the model");
-    return fitted;
+    if (!found) return Status::error("no fit with non-negative α, β, γ: the samples do not follow the model");
+    return LinkParams{best[0], best[1], best[2]};
 }
 
 LinkParams emulatedLink(double gbps, double latencyUs, double gamma) {

@@ -46,10 +46,10 @@ struct CollectiveSample {
     double ns = 0;
 };
 
-// Least-squares α, β, γ from observed all-reduces on one topology. Each sample's modelled time is linear in the
-// three: c_α·α + c_β·β + c_γ·γ. With a single algorithm and rank count, β and γ always come in the same ratio and
-// cannot be told apart; then γ is kept at `gammaIfUnknown` and α, β are fitted. Fails with fewer than two distinct
-// sizes or a negative fitted value.
+// Least-squares α, β, γ (relative error) from observed all-reduces on one topology. Each sample's modelled time is
+// linear in the three: c_α·α + c_β·β + c_γ·γ. With a single algorithm and rank count, β and γ always come in the
+// same ratio and cannot be told apart; then γ is kept at `gammaIfUnknown`. Where noise makes a free fit negative,
+// the best fit with γ held and/or α at 0 is taken. Fails with fewer than two distinct sizes or no fit ≥ 0.
 Result<LinkParams> fitLinkParams(const std::vector<CollectiveSample>& samples, const Topology& topology,
                                  double gammaIfUnknown = LinkParams{}.gamma_ns_per_byte);
 

@@ -1,6 +1,7 @@
 // One rank of the engine's process tests: a real process with its own Gloo transport (FileStore rendezvous in a
 // shared directory), running the same integer-valued training loop as the thread tests and checking every sum.
-//   rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES
+//   rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES [ALGORITHM]
+// ALGORITHM: how units are reduced (engine/collectives; native by default), on the most nearly cubic torus.
 // Exit 0: every element of every iteration was the exact sum; 1: a wrong sum or an engine error (on stderr);
 // 2: bad arguments.
 #include "rank_training.h"
@@ -15,9 +16,19 @@ using namespace pacer::engine;
 using namespace pacer::engine::testing;
 
 int main(int argc, char** argv) {
-    if (argc != 7) {
-        std::fprintf(stderr, "usage: rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES\n");
+    if (argc != 7 && argc != 8) {
+        std::fprintf(stderr, "usage: rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES [ALGORITHM]\n");
         return 2;
+    }
+    Training training;
+    if (argc == 8) {
+        auto algorithm = parseAlgorithm(argv[7]);
+        if (!algorithm.ok()) {
+            std::fprintf(stderr, "%s\n", algorithm.message().c_str());
+            return 2;
+        }
+        training.algorithm = algorithm.value();
+        training.topology = balancedTorus(std::atoi(argv[2]));
     }
     const int rank = std::atoi(argv[1]);
     const int ranks = std::atoi(argv[2]);
@@ -44,7 +55,7 @@ int main(int argc, char** argv) {
     if (config.name == "manual")
         for (std::size_t i = 0; i < tensors.size(); ++i) config.priorities.push_back(static_cast<int>(tensors.size() - i));
     const Status st = trainRank(rank, ranks, *transport.value(), config,
-                                mode == "plan" ? OrderMode::Plan : OrderMode::Dynamic, tensors, nullptr, Training{});
+                                mode == "plan" ? OrderMode::Plan : OrderMode::Dynamic, tensors, nullptr, training);
     if (!st.ok()) {
         std::fprintf(stderr, "rank %d: %s\n", rank, st.message().c_str());
         return 1;

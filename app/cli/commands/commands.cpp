@@ -55,9 +55,13 @@ const std::vector<Command>& commands() {
          runRuns},
         {"zoo", "zoo     list [--json]", {{}, {"json"}, true}, runZoo},
         {"bench",
-         "bench   allreduce [--algorithm A] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S] [--channels C]\n"
-         "                  [--iterations K] [--json]",
-         {{"algorithm", "ranks", "sizes", "segment-bytes", "channels", "iterations"}, {"json"}, true},
+         "bench   allreduce [--algorithm plan|dynamic|ring|recursive-doubling|halving-doubling|torus|auto]\n"
+         "                  [--topology flat|ring|torus|torus:XxYxZ] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S]\n"
+         "                  [--channels C] [--iterations K] [--link-gbps G] [--link-latency-us U] [--json]",
+         {{"algorithm", "topology", "ranks", "sizes", "segment-bytes", "channels", "iterations", "link-gbps",
+           "link-latency-us"},
+          {"json"},
+          true},
          runBench},
     };
     return all;

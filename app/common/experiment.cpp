@@ -1,6 +1,7 @@
 #include "app/common/experiment.h"
 
 #include "app/common/units.h"
+#include "engine/collectives/allreduce_algorithms.h"
 
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,13 @@ bool validate(const Experiment& e, std::string* error) {
         return fail("'channels' above 1 needs the cpu backend (NCCL spreads each collective over its own channels)");
     if (!(e.linkGbps >= 0) || e.linkGbps > 10000) return fail("'link.gbps' must be between 0 and 10000");
     if (!(e.linkLatencyUs >= 0) || e.linkLatencyUs > 1e6) return fail("'link.latency_us' must be between 0 and 1e6");
+    if (auto t = engine::parseTopology(e.topology, e.ranks); !t.ok()) return fail("'topology': " + t.message());
+    if (auto a = engine::parseAlgorithm(e.algorithm); !a.ok()) return fail("'algorithm': " + a.message());
+    if (e.algorithm == "torus" && engine::parseTopology(e.topology, e.ranks)->kind != engine::Topology::Kind::Torus)
+        return fail("'algorithm' torus needs a torus 'topology', not " + e.topology);
+    if (e.algorithm != "native" && e.backend != "cpu")
+        return fail("'algorithm' " + e.algorithm + " needs the cpu backend (the NCCL transport has no point-to-point "
+                    "layer yet; NCCL runs its own ring and tree)");
     if (!(e.timeoutSeconds > 0) || e.timeoutSeconds > 86400) return fail("'timeout_s' must be above 0 and at most 86400");
     if (!e.model.is_object()) return fail("'model' must be an object or a model file");
     if (!e.policy.is_object() || !e.policy.contains("name") || !e.policy["name"].is_string())
@@ -73,6 +81,39 @@ bool normalisePolicySizes(json& policy, std::string* error) {
     return true;
 }
 
+// The experiment's "topology": "flat", "ring" or {"torus": [X, Y, Z]}, to the engine's text form and back.
+bool readTopology(const json& j, std::string& out, std::string* error) {
+    auto it = j.find("topology");
+    if (it == j.end()) return true;
+    if (it->is_string() && (*it == "flat" || *it == "ring")) {
+        out = it->get<std::string>();
+        return true;
+    }
+    if (it->is_object() && it->size() == 1 && it->contains("torus") && (*it)["torus"].is_array() &&
+        !(*it)["torus"].empty()) {
+        out = "torus:";
+        for (const json& d : (*it)["torus"]) {
+            if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > 1 << 20) {
+                *error = "'topology': torus dimensions must be positive integers";
+                return false;
+            }
+            if (out.size() > 6) out += 'x';
+            out += std::to_string(d.get<long long>());
+        }
+        return true;
+    }
+    *error = "'topology' must be \"flat\", \"ring\" or {\"torus\": [X, Y, Z]}";
+    return false;
+}
+
+json topologyJson(const std::string& text) {
+    if (text.rfind("torus:", 0) != 0) return text;
+    json dims = json::array();
+    std::stringstream in(text.substr(6));
+    for (std::string d; std::getline(in, d, 'x');) dims.push_back(std::stoi(d));
+    return json{{"torus", dims}};
+}
+
 }  // namespace
 
 json Experiment::toJson() const {
@@ -90,6 +131,8 @@ json Experiment::toJson() const {
                 {"order", order},
                 {"channels", channels},
                 {"link", {{"gbps", linkGbps}, {"latency_us", linkLatencyUs}}},
+                {"topology", topologyJson(topology)},
+                {"algorithm", algorithm},
                 {"timeout_s", timeoutSeconds},
                 {"trace", trace}};
 }
@@ -108,7 +151,8 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
               readField(j, "threads_per_rank", e.threadsPerRank, error) &&
               readField(j, "order", e.order, error) && readField(j, "channels", e.channels, error) &&
               readField(j, "timeout_s", e.timeoutSeconds, error) &&
-              readField(j, "trace", e.trace, error);
+              readField(j, "trace", e.trace, error) && readField(j, "algorithm", e.algorithm, error) &&
+              readTopology(j, e.topology, error);
     if (!ok) return std::nullopt;
     if (auto it = j.find("optimizer"); it != j.end()) e.optimizer = *it;
     if (auto it = j.find("policy"); it != j.end()) {
@@ -182,6 +226,16 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
     if (o.linkLatencyUs) e.linkLatencyUs = *o.linkLatencyUs;
     if (o.order) e.order = *o.order;
     if (o.channels) e.channels = *o.channels;
+    if (o.algorithm) e.algorithm = *o.algorithm;
+    if (o.topology) {
+        // "torus" alone means the most nearly cubic shape for the (possibly overridden) rank count.
+        auto t = engine::parseTopology(*o.topology, e.ranks);
+        if (!t.ok()) {
+            *error = "topology: " + t.message();
+            return std::nullopt;
+        }
+        e.topology = t->kind == engine::Topology::Kind::Torus ? "torus:" + t->describe().substr(6) : *o.topology;
+    }
     if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
     if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
     if (o.trace) e.trace = *o.trace;

@@ -11,7 +11,9 @@
 //     "policy": {"name": "pace", "segment_bytes": "256KiB"},   // every PolicyConfig field; sizes with units
 //     "order": "dynamic",                        // dynamic | plan
 //     "channels": 1,                             // plan order on cpu: segments in flight at once (1..16)
-//     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off
+//     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off (per port: a torus node has 2·D)
+//     "topology": "flat",                        // flat | ring | {"torus": [X, Y, Z]} (X·Y·Z = ranks)
+//     "algorithm": "native",                     // native | ring | recursive-doubling | halving-doubling | torus | auto
 //     "timeout_s": 60,
 //     "trace": true                              // false records nothing: for measuring tracing's own cost
 //   }
@@ -41,6 +43,8 @@ struct Experiment {
     int channels = 1;                // units in flight at once after warm-up (plan order, cpu backend)
     double linkGbps = 0;
     double linkLatencyUs = 0;
+    std::string topology = "flat";   // as parseTopology reads it: flat, ring, torus:XxYxZ
+    std::string algorithm = "native";  // how units are reduced (engine::Algorithm names)
     double timeoutSeconds = 60;
     bool trace = true;               // false: record nothing (to measure what tracing costs)
 
@@ -58,6 +62,8 @@ struct ExperimentOverrides {
     std::optional<double> linkLatencyUs;
     std::optional<std::string> order;
     std::optional<int> channels;
+    std::optional<std::string> topology;   // flat, ring, torus, torus:XxYxZ
+    std::optional<std::string> algorithm;
     std::optional<int> batchPerRank;
     std::optional<double> timeoutSeconds;
     std::optional<bool> trace;

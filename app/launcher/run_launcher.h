@@ -31,6 +31,8 @@ public:
         QString backend;             // empty: the experiment's
         QString order;               // empty: the experiment's
         int channels = 0;            // 0: the experiment's
+        QString algorithm;           // empty: the experiment's (native, ring, ..., auto)
+        QString topology;            // empty: the experiment's (flat, ring, torus, torus:XxYxZ)
         double linkGbps = -1;        // < 0: the experiment's
         double linkLatencyUs = -1;   // < 0: the experiment's
         double timeoutSeconds = 0;   // 0: the experiment's

@@ -5,6 +5,7 @@
 #include "app/worker/plan_exchange.h"
 #include "app/worker/progress.h"
 #include "app/worker/trace_bridge.h"
+#include "engine/collectives/calibrate.h"
 #include "engine/policy_config.h"
 #include "engine/runtime.h"
 #include "engine/transport/transport.h"
@@ -194,7 +195,27 @@ private:
         check(writer_->writeTensors(records));
 
         bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace, e.channels);
+        chooseCollectives(e);
         startRuntime({});
+    }
+
+    // The experiment's algorithm and topology; auto chooses per unit by α, β, γ: the emulated link's when there is
+    // one (per port), otherwise fitted on these ranks now (engine/collectives/calibrate.h), the same on every rank.
+    void chooseCollectives(const app::Experiment& e) {
+        auto algorithm = engine::parseAlgorithm(e.algorithm);
+        auto topology = engine::parseTopology(e.topology, o_.worldSize);
+        if (!algorithm.ok()) throw UsageError(algorithm.status().message());
+        if (!topology.ok()) throw UsageError(topology.status().message());
+        algorithm_ = algorithm.value();
+        topology_ = topology.value();
+        if (algorithm_ != engine::Algorithm::Auto) return;
+        if (e.linkGbps > 0) {
+            link_ = engine::emulatedLink(e.linkGbps, e.linkLatencyUs);
+            return;
+        }
+        auto fitted = engine::calibrateLinkParams(*transport_, topology_);
+        if (!fitted.ok()) throw RunError(fitted.status().message());
+        link_ = fitted.value();
     }
 
     engine::Result<std::unique_ptr<engine::Transport>> makeGpuTransport(const engine::TransportOptions& t) {
@@ -238,6 +259,9 @@ private:
         ro.plan = std::move(plan);
         ro.timeout = timeout();
         ro.gpu = s_.device == kernels::Device::Cuda;
+        ro.algorithm = algorithm_;
+        ro.topology = topology_;
+        ro.link = link_;
         runtime_ = std::make_unique<engine::Runtime>(*transport_, std::move(policy).value(), tensors_, gradients_,
                                                      std::move(ro), bridge_.get());
     }
@@ -407,6 +431,9 @@ private:
     std::vector<std::vector<int>> tensorsOfLayer_;
     std::vector<float*> gradients_;
     std::unique_ptr<engine::Transport> transport_;
+    engine::Algorithm algorithm_ = engine::Algorithm::Native;
+    engine::Topology topology_;
+    engine::LinkParams link_;
     std::unique_ptr<profiler::RankFileWriter> writer_;
     std::unique_ptr<TraceBridge> bridge_;
     std::unique_ptr<engine::Runtime> runtime_;

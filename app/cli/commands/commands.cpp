@@ -14,9 +14,11 @@ const std::vector<Command>& commands() {
         {"capture",
          "capture --experiment FILE --out PROJECT [--ranks N] [--policy P] [--segment-bytes S] [--iterations K]\n"
          "                  [--backend cpu|gpu] [--order dynamic|plan] [--channels C] [--link-gbps G]\n"
-         "                  [--link-latency-us U] [--timeout-s T] [--json]",
+         "                  [--link-latency-us U] [--timeout-s T]\n"
+         "                  [--algorithm native|ring|recursive-doubling|halving-doubling|torus|auto]\n"
+         "                  [--topology flat|ring|torus|torus:XxYxZ] [--json]",
          {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "channels", "link-gbps",
-           "link-latency-us", "timeout-s"},
+           "link-latency-us", "timeout-s", "algorithm", "topology"},
           {"json"},
           false},
          runCapture},

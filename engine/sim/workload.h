@@ -2,10 +2,12 @@
 // an imported one, or a model-zoo profile.
 #pragma once
 
+#include "engine/collectives/algorithm_cost.h"
 #include "engine/tensor.h"
 
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,9 +67,25 @@ struct CostModel {
     // its size's mean. No unit rides before it, so a stand-alone agreement round chooses it (and waits for the last
     // rank to reach backward), which its span includes.
     double first_unit_extra_ns = 0;
+    // Set when replay models a collective algorithm (WhatIf::algorithm): at() is then that algorithm's α-β-γ cost
+    // on its topology and rank count (auto: the cheapest candidate for each size), and the line and table above
+    // only give a unit's share of the wire when channels overlap.
+    struct Collective {
+        Algorithm algorithm = Algorithm::Ring;
+        Topology topology;
+        int ranks = 1;
+        LinkParams link;
+    };
+    std::optional<Collective> collective;
 
     Nanos at(std::size_t bytes) const {
         const double b = static_cast<double>(bytes);
+        if (collective) {
+            const Collective& c = *collective;
+            const Algorithm a = c.algorithm == Algorithm::Auto ? chooseAlgorithm(c.ranks, c.topology, bytes, c.link)
+                                                               : c.algorithm;
+            return static_cast<Nanos>(std::llround(allreduceCostNs(a, c.ranks, c.topology, b, c.link)));
+        }
         if (measured.empty()) return static_cast<Nanos>(std::llround(alpha_ns + ns_per_byte * b));
         if (b <= measured.front().first) {
             // Below the smallest measured size only the bytes are saved: the line's slope through that point.

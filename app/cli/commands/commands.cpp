@@ -26,18 +26,21 @@ const std::vector<Command>& commands() {
          "replay  (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P [--segment-bytes S]\n"
          "                  [--priorities FILE] [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X]\n"
          "                  [--bucket-bytes S] [--credit C] [--channels C] [--iterations K] [--fusion-search]\n"
-         "                  [--save-to PROJECT] [--json]",
+         "                  [--algorithm native|ring|recursive-doubling|halving-doubling|torus|auto]\n"
+         "                  [--topology flat|ring|torus|torus:XxYxZ] [--save-to PROJECT] [--json]",
          {{"project", "run", "model", "policy", "segment-bytes", "priorities", "ranks", "link-gbps", "link-latency-us",
-           "compute-speed", "channels", "bucket-bytes", "credit", "iterations", "save-to", "device-tflops"},
+           "compute-speed", "channels", "bucket-bytes", "credit", "iterations", "save-to", "device-tflops", "algorithm",
+           "topology"},
           {"json", "fusion-search"},
           false},
          runReplay},
         {"sweep",
          "sweep   (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P\n"
-         "                  (--segment-bytes MIN:MAX | --bucket-bytes MIN:MAX | --credit MIN:MAX)\n"
-         "                  [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X] [--channels C] [--json]",
+         "                  (--segment-bytes MIN:MAX | --bucket-bytes MIN:MAX | --credit MIN:MAX | --ranks MIN:MAX)\n"
+         "                  [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X] [--channels C]\n"
+         "                  [--algorithm A] [--topology flat|ring|torus|torus:XxYxZ] [--json]",
          {{"project", "run", "model", "policy", "segment-bytes", "bucket-bytes", "credit", "ranks", "link-gbps",
-           "link-latency-us", "compute-speed", "channels", "device-tflops"},
+           "link-latency-us", "compute-speed", "channels", "device-tflops", "algorithm", "topology"},
           {"json"},
           false},
          runSweep},

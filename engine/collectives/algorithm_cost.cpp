@@ -1,5 +1,6 @@
 #include "engine/collectives/algorithm_cost.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <set>
@@ -11,6 +12,40 @@ namespace {
 struct Coefficients {
     double alpha = 0, beta = 0, gamma = 0;
 };
+
+// The torus all-reduce's bytes on the critical path per byte of the vector: its parts advance in lockstep, so each
+// round lasts as long as the busiest port's queue (two parts can meet on one port when dimensions differ in size).
+// Round by round as torus_allreduce.cpp schedules it, with blocks as exact fractions. On a cubic torus this is
+// Sack & Gropp's 2(n−1)/n / 2D; on uneven shapes the rounds where small blocks wait for large ones make it more.
+double torusBytesPerByte(const Topology& topology) {
+    std::vector<int> active;
+    for (int d = 0; d < static_cast<int>(topology.dims.size()); ++d)
+        if (topology.dims[d] > 1) active.push_back(d);
+    if (active.empty()) return 0;
+    const int parts = 2 * static_cast<int>(active.size());
+    struct Part {
+        std::size_t dimIndex = 0;
+        int step = 0;
+        double share = 0;  // of the whole vector, held before this dimension's reduce-scatter
+    };
+    std::vector<Part> part(parts);
+    for (Part& p : part) p.share = 1.0 / parts;
+    int rounds = 0;
+    for (int d : active) rounds += topology.dims[d] - 1;
+    double total = 0;
+    for (int round = 0; round < rounds; ++round) {
+        std::vector<double> port(2 * topology.dims.size(), 0.0);
+        for (int p = 0; p < parts; ++p) {
+            Part& q = part[p];
+            const int d = active[(p / 2 + q.dimIndex) % active.size()];
+            const int k = topology.dims[d];
+            port[Topology::portOf(d, p % 2 == 0 ? +1 : -1)] += q.share / k;
+            if (++q.step == k - 1) q.step = 0, q.share /= k, ++q.dimIndex;
+        }
+        total += *std::max_element(port.begin(), port.end());
+    }
+    return 2 * total;  // the allgather retraces the same rounds with the same blocks
+}
 
 Coefficients coefficients(Algorithm algorithm, int n, const Topology& topology) {
     if (n <= 1) return {};
@@ -32,7 +67,7 @@ Coefficients coefficients(Algorithm algorithm, int n, const Topology& topology) 
         for (int k : topology.dims)
             if (k > 1) steps += k - 1, ++dims;
         if (dims == 0) return {};
-        return {2.0 * steps, 2.0 * share / (2.0 * dims), share};
+        return {2.0 * steps, torusBytesPerByte(topology), share};
     }
     case Algorithm::Native:
     case Algorithm::Auto: break;

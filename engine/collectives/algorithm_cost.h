@@ -8,8 +8,10 @@
 //   halving-doubling     2·log2 p·α + 2(p−1)/p·m·β + (p−1)/p·m·γ           [+ 2α + 2mβ + mγ if n ≠ p]
 // and for the multiported torus of dimensions k_1..k_D (Sack & Gropp 2015): the vector in 2·D parts on 2·D
 // ports at once, each part a reduce-scatter and an allgather over every dimension:
-//   torus                2·Σ(k_i − 1)·α + 2(n−1)/n·(m / 2D)·β + (n−1)/n·m·γ
-// (one core adds every part, so γ is not divided). A single-port topology (flat, ring) carries one message at a
+//   torus                2·Σ(k_i − 1)·α + 2(n−1)/n·(m / 2D)·β + (n−1)/n·m·γ       (k_1 = … = k_D)
+// (one core adds every part, so γ is not divided). On uneven shapes (8×4×4) the parts, which advance in lockstep,
+// wait in some rounds for a part with larger blocks or share a port with another: the β term is then summed round
+// by round over the busiest port (torusBytesPerByte in the .cpp), which equals the formula on a cubic torus. A single-port topology (flat, ring) carries one message at a
 // time per rank; the formulas above assume that for all but the torus.
 #pragma once
 

@@ -77,7 +77,10 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
     }
     // The measured per-size times belong to the observed link and rank count only.
     if (!keepsBandwidth || !keepsLatency || n != n0) c.measured.clear();
-    if (n == 1) c = CostModel{0.0, 0.0, {}};
+    if (n == 1) {
+        c = CostModel{};
+        c.alpha_ns = c.ns_per_byte = 0;
+    }
     if (whatIf.algorithm.empty() && whatIf.topology.empty()) return c;
     // A modelled algorithm: the ring-scaled cost above read as one link's α and β.
     const std::string name = whatIf.algorithm.empty() ? "auto" : whatIf.algorithm;

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,21 +66,21 @@ struct CostModel {
     // its size's mean. No unit rides before it, so a stand-alone agreement round chooses it (and waits for the last
     // rank to reach backward), which its span includes.
     double first_unit_extra_ns = 0;
-    // Set when replay models a collective algorithm (WhatIf::algorithm): at() is then that algorithm's α-β-γ cost
-    // on its topology and rank count (auto: the cheapest candidate for each size), and the line and table above
-    // only give a unit's share of the wire when channels overlap.
+    // Set when replay models a collective algorithm (WhatIf::algorithm; native = not set): at() is then that
+    // algorithm's α-β-γ cost on its topology and rank count (auto: the cheapest candidate for each size), and the
+    // line and table above only give a unit's share of the wire when channels overlap.
     struct Collective {
-        Algorithm algorithm = Algorithm::Ring;
+        Algorithm algorithm = Algorithm::Native;
         Topology topology;
         int ranks = 1;
         LinkParams link;
     };
-    std::optional<Collective> collective;
+    Collective collective;
 
     Nanos at(std::size_t bytes) const {
         const double b = static_cast<double>(bytes);
-        if (collective) {
-            const Collective& c = *collective;
+        if (collective.algorithm != Algorithm::Native) {
+            const Collective& c = collective;
             const Algorithm a = c.algorithm == Algorithm::Auto ? chooseAlgorithm(c.ranks, c.topology, bytes, c.link)
                                                                : c.algorithm;
             return static_cast<Nanos>(std::llround(allreduceCostNs(a, c.ranks, c.topology, b, c.link)));

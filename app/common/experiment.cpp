@@ -52,8 +52,8 @@ bool validate(const Experiment& e, std::string* error) {
     if (e.algorithm == "torus" && engine::parseTopology(e.topology, e.ranks)->kind != engine::Topology::Kind::Torus)
         return fail("'algorithm' torus needs a torus 'topology', not " + e.topology);
     if (e.algorithm != "native" && e.backend != "cpu")
-        return fail("'algorithm' " + e.algorithm + " needs the cpu backend (the NCCL transport has no point-to-point "
-                    "layer yet; NCCL runs its own ring and tree)");
+        return fail("'algorithm' " + e.algorithm + " needs the cpu backend (the NCCL point-to-point layer is built "
+                    "but has not run on a GPU yet; on GPUs NCCL runs its own ring and tree)");
     if (!(e.timeoutSeconds > 0) || e.timeoutSeconds > 86400) return fail("'timeout_s' must be above 0 and at most 86400");
     if (!e.model.is_object()) return fail("'model' must be an object or a model file");
     if (!e.policy.is_object() || !e.policy.contains("name") || !e.policy["name"].is_string())

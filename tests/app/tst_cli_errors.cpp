@@ -57,6 +57,23 @@ private slots:
                                                       "--order", "plan", "--channels", "0"} << "channels";
         QTest::newRow("bench channels without plan") << QStringList{"bench", "allreduce", "--algorithm", "dynamic",
                                                                     "--channels", "2"} << "channel";
+        QTest::newRow("unknown algorithm") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                          "--algorithm", "butterfly"} << "butterfly";
+        QTest::newRow("torus algorithm on a ring") << QStringList{"capture", "--experiment", exp, "--out",
+                                                                  dir_.filePath("z.pacer"), "--algorithm", "torus",
+                                                                  "--topology", "ring"} << "torus";
+        QTest::newRow("torus of the wrong size") << QStringList{"capture", "--experiment", exp, "--out",
+                                                                dir_.filePath("z.pacer"), "--topology", "torus:2x2"}
+                                                 << "holds 4 ranks";
+        QTest::newRow("algorithm on gpu") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                         "--backend", "gpu", "--algorithm", "ring"} << "cpu backend";
+        QTest::newRow("bench torus on a ring") << QStringList{"bench", "allreduce", "--algorithm", "torus", "--topology",
+                                                              "ring"} << "torus topology";
+        QTest::newRow("sweep unknown topology") << QStringList{"sweep", "--model", "resnet50", "--policy", "pace",
+                                                               "--ranks", "8:64", "--topology", "mesh"} << "mesh";
+        QTest::newRow("sweep torus shape off the ranks") << QStringList{"sweep", "--model", "resnet50", "--policy", "pace",
+                                                                        "--ranks", "8:64", "--topology", "torus:2x2x2"}
+                                                         << "holds 8 ranks";
         QTest::newRow("import missing file") << QStringList{"import", "--format", "chrome", missing, "--out",
                                                             dir_.filePath("i.pacer")} << "does-not-exist.pacer";
         QTest::newRow("import unknown format") << QStringList{"import", "--format", "pcap", text, "--out",

@@ -10,6 +10,7 @@
 // Timing goals are printed, never asserted (the machine is shared); wrong sums and a closed form off by more than
 // 1% on a balanced torus make the exit status 1.
 // --quick (CTest): 2 ranks to 256 KiB, the emulated comparison at 4 MiB, scale 64..512.
+// --busbw-max-mib N: stop part 1 at N MiB (a loaded machine moves 256 MiB slowly); 0 skips part 1.
 #include "engine/bench/allreduce_bench.h"
 #include "engine/collectives/algorithm_cost.h"
 #include "engine/collectives/allreduce_algorithms.h"
@@ -40,7 +41,7 @@ double median(std::vector<double> v) {
 }
 
 // Part 1. Returns the number of wrong elements.
-std::size_t busBandwidth(bool quick, double& autoWorst) {
+std::size_t busBandwidth(bool quick, std::size_t maxBytes, double& autoWorst) {
     std::size_t wrong = 0;
     autoWorst = 1e9;
     for (int ranks : quick ? std::vector<int>{2} : std::vector<int>{2, 4}) {
@@ -51,7 +52,7 @@ std::size_t busBandwidth(bool quick, double& autoWorst) {
             o.ranks = ranks;
             o.algorithm = algorithm;
             o.min_bytes = 4 << 10;
-            o.max_bytes = quick ? 256 << 10 : std::size_t{256} << 20;
+            o.max_bytes = quick ? 256 << 10 : maxBytes;
             o.iterations = quick ? 3 : 10;
             o.warmup = quick ? 1 : 2;
             auto rows = runAllreduceBench(o);
@@ -213,15 +214,26 @@ bool atScale(bool quick) {
 
 int main(int argc, char** argv) {
     bool quick = false;
+    long maxMiB = 256;
     for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--quick") quick = true;
-        else {
-            std::fprintf(stderr, "bench_collectives: error: unknown argument %s (only --quick)\n", argv[i]);
+        const std::string arg = argv[i];
+        if (arg == "--quick") {
+            quick = true;
+        } else if (arg == "--busbw-max-mib" && i + 1 < argc) {
+            char* end = nullptr;
+            maxMiB = std::strtol(argv[++i], &end, 10);
+            if (*end != '\0' || maxMiB < 0 || maxMiB > 4096) {
+                std::fprintf(stderr, "bench_collectives: error: --busbw-max-mib wants 0..4096\n");
+                return 2;
+            }
+        } else {
+            std::fprintf(stderr, "bench_collectives: error: unknown argument %s (--quick, --busbw-max-mib N)\n", argv[i]);
             return 2;
         }
     }
-    double autoWorst = 0;
-    const std::size_t wrong = busBandwidth(quick, autoWorst);
+    double autoWorst = 1e9;
+    const std::size_t wrong =
+        maxMiB > 0 || quick ? busBandwidth(quick, static_cast<std::size_t>(maxMiB) << 20, autoWorst) : 0;
     if (autoWorst < 1e9) std::printf("# auto's worst busbw ratio to Gloo at >= 1 MiB: %.3f (goal >= 0.95)\n", autoWorst);
     const bool emulated = emulatedTorusAgainstRing(quick);
     const bool scale = atScale(quick);

@@ -68,18 +68,22 @@ Fold::Fold(int rank, int n) {
     else coreRank = rank - extra;
 }
 
-Status foldIn(PointToPoint& p2p, const Fold& fold, float* data, std::size_t count, const Topology& topology) {
+Result<Fold> beginFolded(PointToPoint& p2p, float* data, std::size_t count, const Topology& topology) {
+    p2p.beginCollective();
     const int r = p2p.rank();
-    if (r >= 2 * fold.extra) return Status::success();
+    const Fold fold(r, p2p.size());
+    if (r >= 2 * fold.extra) return fold;
     if (fold.coreRank < 0) {
         const P2POp send{r + 1, data, count, topology.portTowards(r, r + 1), 0};
-        return p2p.exchange(0, {&send, 1}, {});
+        PACER_RETURN_IF_ERROR(p2p.exchange(0, {&send, 1}, {}));
+        return fold;
     }
     auto buffer = p2p.scratch(0, count);
     if (!buffer.ok()) return buffer.status();
     const P2POp recv{r - 1, *buffer, count, topology.portTowards(r, r - 1), 0};
     PACER_RETURN_IF_ERROR(p2p.exchange(0, {}, {&recv, 1}));
-    return p2p.reduceSum(data, *buffer, count);
+    PACER_RETURN_IF_ERROR(p2p.reduceSum(data, *buffer, count));
+    return fold;
 }
 
 Status foldOut(PointToPoint& p2p, const Fold& fold, int round, float* data, std::size_t count,

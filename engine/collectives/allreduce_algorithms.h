@@ -65,8 +65,9 @@ struct Fold {
     explicit Fold(int rank, int n);
     int realRank(int core) const { return core < extra ? 2 * core + 1 : core + extra; }
 };
-// Round 0 of a folded algorithm: the sitting-out ranks send their vector to their partner, which adds it.
-Status foldIn(PointToPoint& p2p, const Fold& fold, float* data, std::size_t count, const Topology& topology);
+// Starts a folded algorithm: beginCollective, then round 0, where the sitting-out ranks send their vector to their
+// partner, which adds it. Returns this rank's place in the fold.
+Result<Fold> beginFolded(PointToPoint& p2p, float* data, std::size_t count, const Topology& topology);
 // The last round: the partners send the result back.
 Status foldOut(PointToPoint& p2p, const Fold& fold, int round, float* data, std::size_t count, const Topology& topology);
 }  // namespace collective_detail

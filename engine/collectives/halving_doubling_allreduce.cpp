@@ -14,12 +14,11 @@ namespace pacer::engine {
 using collective_detail::Fold;
 
 Status halvingDoublingAllreduce(PointToPoint& p2p, float* data, std::size_t count, const Topology& topology) {
-    const int n = p2p.size();
     const int r = p2p.rank();
-    if (n == 1 || count == 0) return Status::success();
-    p2p.beginCollective();
-    const Fold fold(r, n);
-    PACER_RETURN_IF_ERROR(collective_detail::foldIn(p2p, fold, data, count, topology));
+    if (p2p.size() == 1 || count == 0) return Status::success();
+    auto folded = collective_detail::beginFolded(p2p, data, count, topology);
+    if (!folded.ok()) return folded.status();
+    const Fold& fold = folded.value();
     int levels = 0;
     while ((1 << levels) < fold.pow2) ++levels;
     const int lastRound = 1 + 2 * levels;

@@ -75,7 +75,7 @@ struct CostModel {
         int ranks = 1;
         LinkParams link;
     };
-    Collective collective;
+    Collective collective{};
 
     Nanos at(std::size_t bytes) const {
         const double b = static_cast<double>(bytes);

@@ -272,8 +272,10 @@ private slots:
         config.name = "ddp";
         config.first_bucket_bytes = 400;  // tensor 1 alone in bucket 0, tensor 0 in bucket 1
         std::vector<float> a(100, 1.0f), b(100, 1.0f);
+        RuntimeOptions options;
+        options.timeout = std::chrono::milliseconds(10000);
         Runtime runtime(*(*transports)[0], std::move(makePolicy(config, tensors).value()), tensors, {a.data(), b.data()},
-                        RuntimeOptions{OrderMode::Dynamic, std::chrono::milliseconds(10000), {}, false}, nullptr);
+                        options, nullptr);
         QVERIFY(runtime.beginIteration(0).ok());
         runtime.gradientReady(1);
         std::atomic<bool> lastAnnounced{false};

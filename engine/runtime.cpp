@@ -18,6 +18,11 @@ namespace {
 // is an exact float, and the others contribute 0, so the sum is rank 0's clock exactly).
 constexpr int kClockChunks = 4;
 
+// The compute thread waits for reductions that the comm thread carries out, each transport call with the same
+// timeout. When a peer hangs (SIGSTOP), the comm thread's call times out and names that peer from the heartbeats
+// (up to 1.5 s more); the compute thread's wait must outlast it, or it fails first with an error naming nobody.
+constexpr std::chrono::seconds kCommDiagnosisGrace{5};
+
 void encodeClock(Nanos now, float* out) {
     auto v = static_cast<std::uint64_t>(now);
     for (int i = 0; i < kClockChunks; ++i, v >>= 16) out[i] = static_cast<float>(v & 0xFFFF);
@@ -165,24 +170,27 @@ Status Runtime::waitReduced(int tensor) {
         return Status::error("waitReduced: tensor " + std::to_string(tensor) + " does not exist");
     const int gen = readyGen_[tensor];
     const bool barrier = policy_ && policy_->updateWaitsForAll();
-    const bool done = reduced_.wait_for(lock, options_.timeout, [&] {
+    const bool done = reduced_.wait_for(lock, options_.timeout + kCommDiagnosisGrace, [&] {
         return !error_.ok() || (barrier ? completed_ >= gen : reducedGen_[tensor] >= gen);
     });
     if (!error_.ok()) return error_;
     if (!done)
         return Status::error("rank " + std::to_string(transport_.rank()) + ": tensor " + std::to_string(tensor) +
-                             " was not reduced within " + std::to_string(options_.timeout.count()) + " ms");
+                             " was not reduced within " +
+                             std::to_string((options_.timeout + kCommDiagnosisGrace) / std::chrono::milliseconds(1)) +
+                             " ms");
     return Status::success();
 }
 
 Status Runtime::waitAll() {
     std::unique_lock lock(mutex_);
     const int gen = begun_;
-    const bool done = reduced_.wait_for(lock, options_.timeout, [&] { return !error_.ok() || completed_ >= gen; });
+    const bool done = reduced_.wait_for(lock, options_.timeout + kCommDiagnosisGrace,
+                                        [&] { return !error_.ok() || completed_ >= gen; });
     if (!error_.ok()) return error_;
     if (!done)
         return Status::error("rank " + std::to_string(transport_.rank()) + ": iteration not reduced within " +
-                             std::to_string(options_.timeout.count()) + " ms");
+                             std::to_string((options_.timeout + kCommDiagnosisGrace) / std::chrono::milliseconds(1)) + " ms");
     return Status::success();
 }
 

@@ -107,9 +107,18 @@ ModelSpec parseModelSpec(const nlohmann::json& j) {
 ModelSpec loadModelSpec(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::invalid_argument("model spec: cannot open \"" + path + "\"");
+    // Copying or destroying a value recurses once per level: a file nested thousands deep would overflow the
+    // stack after parsing, so the parse stops at a depth no model spec comes near.
+    constexpr int kMaxDepth = 64;
+    auto bounded = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth > kMaxDepth)
+            throw std::invalid_argument("model spec: \"" + path + "\" nests more than " + std::to_string(kMaxDepth) +
+                                        " levels deep");
+        return true;
+    };
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(in);
+        j = nlohmann::json::parse(in, bounded);
     } catch (const nlohmann::json::parse_error& e) {
         throw std::invalid_argument("model spec: \"" + path + "\" is not valid JSON: " + e.what());
     }

@@ -7,8 +7,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string_view>
 
 #include "profiler/project.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace pacer::profiler {
 
@@ -21,6 +25,29 @@ std::string micros(std::int64_t ns) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%03" PRIu64, neg ? "-" : "", a / 1000, a % 1000);
     return buf;
+}
+
+// What every export begins with (writeChromeTrace): the mark of a file this function may replace.
+constexpr std::string_view kExportHead = "{\"displayTimeUnit\":\"ns\",\"pacer\":";
+
+// An export may only replace an earlier export: never the project being read, another project, or any other
+// file a person gave by mistake (a typo in --out must not cost them data).
+Status checkTarget(const std::string& projectPath, const std::string& outFile) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(outFile, ec)) return okStatus();
+    if (fs::equivalent(projectPath, outFile, ec))
+        return errorStatus(outFile + ": is the project being exported; choose another output file");
+    if (!fs::is_regular_file(outFile, ec)) return errorStatus(outFile + ": exists and is not a regular file");
+    std::ifstream in(outFile, std::ios::binary);
+    std::string head(kExportHead.size(), '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (checkProject(outFile).ok())
+        return errorStatus(outFile + ": is a Pacer project; refusing to replace it with an export");
+    if (head != kExportHead)
+        return errorStatus(outFile + ": exists and is not a Pacer export; refusing to replace it");
+    return okStatus();
 }
 
 std::string quoted(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
@@ -38,7 +65,7 @@ void writeChromeTrace(std::ostream& out, const RunTrace& trace, const RunInfo& i
     meta["tensors"] = nlohmann::json::array();
     for (const TensorRecord& t : trace.tensors)
         meta["tensors"].push_back({{"id", t.id}, {"name", t.name}, {"layer", t.layer}, {"elements", t.elements}});
-    out << "{\"displayTimeUnit\":\"ns\",\"pacer\":"
+    out << kExportHead
         << meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << ",\n\"traceEvents\":[\n";
 
     bool first = true;
@@ -103,22 +130,32 @@ Status exportChromeTrace(const std::string& projectPath, std::int64_t runId, con
     PROFILER_ASSIGN_OR_RETURN(RunSummary summary, readRunSummary(projectPath, trace.run_id));
     const RunInfo info{summary.label, summary.policy, summary.experiment_json, summary.segment_bytes,
                        summary.ranks, summary.iterations, summary.backend, summary.started_ns};
-    // Written beside the target and renamed, so a failed export never leaves half a file under the real name.
-    const std::string tmp = outFile + ".tmp";
+    PROFILER_RETURN_IF_ERROR(checkTarget(projectPath, outFile));
+    // Written beside the target under a fresh name (O_EXCL: it can be no existing file, the project included)
+    // and renamed, so a failed export never leaves half a file under the real name.
+    std::string tmp = outFile + ".XXXXXX";
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) return errorStatus(outFile + ": cannot write beside it");
+    ::close(fd);
+    auto discard = [&](const std::string& why) {
+        std::error_code ec;
+        std::filesystem::remove(tmp, ec);
+        return errorStatus(outFile + ": " + why);
+    };
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return errorStatus(outFile + ": cannot write");
+        if (!out) return discard("cannot write");
         writeChromeTrace(out, trace, info);
         out.flush();
-        if (!out) {
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            return errorStatus(outFile + ": write failed");
-        }
+        if (!out) return discard("write failed");
     }
+    // mkstemp makes the file private; an export is an ordinary file like any the user writes.
     std::error_code ec;
+    std::filesystem::permissions(tmp, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                                          std::filesystem::perms::group_read | std::filesystem::perms::others_read,
+                                 ec);
     std::filesystem::rename(tmp, outFile, ec);
-    if (ec) return errorStatus(outFile + ": cannot rename into place: " + ec.message());
+    if (ec) return discard("cannot rename into place: " + ec.message());
     return okStatus();
 }
 

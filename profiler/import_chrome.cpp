@@ -234,7 +234,8 @@ private:
         if (it->is_number_float()) {
             ns = microsToNs(rawNumbers_[field], it->get<double>());
         } else if (it->is_number_unsigned() ? it->get<std::uint64_t>() < 4'600'000'000'000'000ULL
-                                            : std::llabs(it->get<std::int64_t>()) < 4'600'000'000'000'000LL) {
+                                            : it->get<std::int64_t>() > -4'600'000'000'000'000LL &&
+                                                  it->get<std::int64_t>() < 4'600'000'000'000'000LL) {  // no llabs: |INT64_MIN| is UB
             ns = (it->is_number_unsigned() ? static_cast<std::int64_t>(it->get<std::uint64_t>()) : it->get<std::int64_t>()) * 1000;
         }
         if (!ns) return fail(std::string("'") + field + "' out of range");
@@ -301,7 +302,7 @@ private:
             if (v = -1; !intArg(*args, "iteration", -1, kInt, &v)) return false;
             e.iteration = static_cast<int>(v);
             e.hasIteration = args->contains("iteration");
-            if (v = -1; !intArg(*args, "layer", -1, kInt, &v)) return false;
+            if (v = -1; !intArg(*args, "layer", -1, kMaxLayer, &v)) return false;
             e.layer = static_cast<int>(v);
             if (v = -1; !intArg(*args, "tensor", -1, kInt, &v)) return false;
             e.tensor = static_cast<int>(v);

@@ -83,6 +83,31 @@ Result<std::int64_t> resolveRun(sql::Db& db, std::int64_t runId) {
     return ids.back();
 }
 
+// The run key a rank file carries (RunInfo::run_key), empty for files written before there was one.
+Result<std::string> rankFileRunKey(sql::Db& db) {
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT value FROM PacerMeta WHERE key='run_key'"));
+    Status s;
+    std::string key = st.step(&s) ? st.text(0) : std::string();
+    PROFILER_RETURN_IF_ERROR(s);
+    return key;
+}
+
+// Rank files of one capture carry one run key and the same resolved experiment; equal policy and rank count
+// alone would let two runs of a sweep merge into one meaningless run.
+Status requireOneRun(const std::vector<store::StoredRun>& parts, const std::vector<std::string>& keys,
+                     const std::vector<std::string>& files) {
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        const std::string which = files[i] + " and " + files[0];
+        if (keys[i] != keys[0])
+            return errorStatus("merge: " + which + " belong to different runs (run key '" + keys[i] + "' and '" +
+                               keys[0] + "')");
+        const RunInfo &a = parts[i].info, &b = parts[0].info;
+        if (a.experiment_json != b.experiment_json || a.backend != b.backend || a.segment_bytes != b.segment_bytes)
+            return errorStatus("merge: " + which + " belong to different runs (their experiments differ)");
+    }
+    return okStatus();
+}
+
 }  // namespace
 
 Status checkProject(const std::string& path) {
@@ -116,6 +141,7 @@ Status checkProject(const std::string& path) {
 Result<std::int64_t> mergeRankFiles(const std::vector<std::string>& rankFiles, const std::string& projectPath) {
     if (rankFiles.empty()) return errorStatus("merge: no rank files given");
     std::vector<store::StoredRun> parts;
+    std::vector<std::string> keys;
     for (const std::string& file : rankFiles) {
         PROFILER_RETURN_IF_ERROR(checkProject(file));
         PROFILER_ASSIGN_OR_RETURN(auto db, openStore(file, OpenFor::Read));
@@ -127,8 +153,11 @@ Result<std::int64_t> mergeRankFiles(const std::vector<std::string>& rankFiles, c
             return errorStatus(file + ": a rank file holds exactly one rank, this one holds " +
                                std::to_string(part.ranks.size()));
         PROFILER_RETURN_IF_ERROR(store::validateRun(part.trace, file));
+        PROFILER_ASSIGN_OR_RETURN(std::string key, rankFileRunKey(*db));
         parts.push_back(std::move(part));
+        keys.push_back(std::move(key));
     }
+    PROFILER_RETURN_IF_ERROR(requireOneRun(parts, keys, rankFiles));
     std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.ranks[0].rank < b.ranks[0].rank; });
     std::set<int> seen;
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -238,6 +267,16 @@ Result<RunTrace> readRun(const std::string& projectPath, std::int64_t runId) {
     return std::move(run.trace);
 }
 
+Result<RunRecord> readRunRecord(const std::string& projectPath, std::int64_t runId) {
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
+    PROFILER_ASSIGN_OR_RETURN(store::StoredRun run, store::readWholeRun(*db, runId));
+    RunRecord out;
+    out.summary = summarize(run);
+    out.trace = std::move(run.trace);
+    return out;
+}
+
 Result<RunSummary> readRunSummary(const std::string& projectPath, std::int64_t runId) {
     PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
     PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
@@ -304,7 +343,7 @@ Result<std::vector<SummaryBucket>> readTrackSummary(const std::string& projectPa
         if (start < t0 || start >= t1) return;
         SummaryBucket& b = out[static_cast<std::size_t>((start - t0) / width)];
         b.count += count;
-        b.busy_ns += busy;
+        b.busy_ns = store::addSaturating(b.busy_ns, busy);
         if (b.count == count || peak > b.peak_ns) {  // first contribution, or a longer span
             b.peak_ns = peak;
             b.peak_kind = static_cast<EventKind>(kind);

@@ -40,6 +40,13 @@ Result<std::int64_t> writeRun(const std::string& projectPath, const RunTrace& tr
 Result<std::vector<RunSummary>> listRuns(const std::string& projectPath);
 Result<RunTrace> readRun(const std::string& projectPath, std::int64_t runId);  // runId 0 = latest
 Result<RunSummary> readRunSummary(const std::string& projectPath, std::int64_t runId);  // runId 0 = latest
+// A run's trace and summary from one check, one open and one read (what a replay needs; readRun plus
+// readRunSummary would check and open the file three times and read the run list once more).
+struct RunRecord {
+    RunSummary summary;
+    RunTrace trace;
+};
+Result<RunRecord> readRunRecord(const std::string& projectPath, std::int64_t runId);  // runId 0 = latest
 
 // Exists, is SQLite, is ours, version not newer: else a clear error. Never writes.
 Status checkProject(const std::string& path);

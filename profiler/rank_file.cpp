@@ -33,6 +33,10 @@ Result<std::unique_ptr<RankFileWriter>> RankFileWriter::create(const std::string
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) extra.hostname = host;  // which node, for multi-node merges
     PROFILER_RETURN_IF_ERROR(store::insertRanks(*w->db_, w->runId_, {extra}));
+    if (!run.run_key.empty()) {
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt key, w->db_->prepare("INSERT INTO PacerMeta(key, value) VALUES('run_key', ?)"));
+        PROFILER_RETURN_IF_ERROR(key.bind(1, run.run_key).run());
+    }
     // A rank file is written far more than it is read until merge: its time index on PACER_EVENTS is built once
     // at close() instead of on every insert (a file left by a crash still reads, only without the index).
     PROFILER_RETURN_IF_ERROR(w->db_->exec("DROP INDEX PACER_EVENTS_track_start"));

@@ -15,6 +15,9 @@ struct RunInfo {
     int iterations = 0;
     std::string backend;          // cpu, gpu, or where it came from for imports (chrome, nsys)
     std::int64_t started_ns = 0;  // wall clock (ns since the epoch)
+    // Rank files only: names the one capture every rank file of a run belongs to (the launcher's PACER_RUN_KEY,
+    // else the run directory), so merge can refuse files of different runs that happen to share settings.
+    std::string run_key{};
 };
 
 }  // namespace pacer::profiler

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "profiler/store.h"
+#include "profiler/trace_model.h"
+
 namespace pacer::profiler {
 
 namespace {
@@ -66,6 +69,14 @@ CREATE TABLE track_summary(run_id INTEGER NOT NULL, track INTEGER NOT NULL, leve
     peak_kind INTEGER NOT NULL, PRIMARY KEY(run_id, track, level, bucket)) WITHOUT ROWID;
 )sql";
 
+// Version 3: the iteration markers by time, so a large run's outline (the ruler's iteration bands) is read
+// without scanning its events. Partial: it holds only those few rows (kind 5 is EventKind::Iteration).
+constexpr const char* kMigrateV2toV3 = R"sql(
+CREATE INDEX PACER_EVENTS_iterations ON PACER_EVENTS(run_id, start) WHERE kind = 5;
+)sql";
+
+static_assert(static_cast<int>(EventKind::Iteration) == 5, "kMigrateV2toV3's partial index names kind 5");
+
 #undef PACER_EVENT_COLS
 
 Result<int> pragmaInt(sql::Db& db, const char* pragma) {
@@ -95,10 +106,33 @@ FileState probeFile(const std::string& path) {
                                                                                       : FileState::NotSqlite;
 }
 
+// Schema 2 summarised iteration markers with the events; runs that have markers get their summary again.
+Status rebuildSummariesWithoutMarkers(sql::Db& db) {
+    std::vector<std::int64_t> runs;
+    {
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT DISTINCT run_id FROM PACER_EVENTS WHERE kind=5"));
+        Status s;
+        while (st.step(&s)) runs.push_back(st.i64(0));
+        PROFILER_RETURN_IF_ERROR(s);
+    }
+    for (const std::int64_t runId : runs) {
+        PROFILER_ASSIGN_OR_RETURN(store::StoredRun run, store::readWholeRun(db, runId));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt del, db.prepare("DELETE FROM track_summary WHERE run_id=?"));
+        del.bind(1, runId);
+        PROFILER_RETURN_IF_ERROR(del.run());
+        PROFILER_RETURN_IF_ERROR(store::insertSummary(db, runId, run.trace.events));
+    }
+    return okStatus();
+}
+
 Status migrate(sql::Db& db, int from) {
     sql::Transaction tx(db);
     PROFILER_RETURN_IF_ERROR(tx.begun());
     if (from < 2) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV1toV2).withContext("migrating schema 1 to 2: "));
+    if (from < 3) {
+        PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV2toV3).withContext("migrating schema 2 to 3: "));
+        PROFILER_RETURN_IF_ERROR(rebuildSummariesWithoutMarkers(db).withContext("migrating schema 2 to 3: "));
+    }
     PROFILER_RETURN_IF_ERROR(setVersion(db, kSchemaVersion));
     return tx.commit();
 }
@@ -111,6 +145,7 @@ Status createSchema(sql::Db& db, int version) {
     PROFILER_RETURN_IF_ERROR(tx.begun());
     PROFILER_RETURN_IF_ERROR(db.exec(kSchemaV1));
     if (version >= 2) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV1toV2));
+    if (version >= 3) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV2toV3));
     PROFILER_RETURN_IF_ERROR(db.exec("INSERT INTO PacerMeta(key, value) VALUES('application', 'pacer')"));
     PROFILER_RETURN_IF_ERROR(setVersion(db, version));
     return tx.commit();

@@ -16,7 +16,7 @@
 namespace pacer::profiler {
 
 inline constexpr int kPacerApplicationId = 0x50414345;  // "PACE"
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 enum class OpenFor {
     Read,            // must exist; migrated if older

@@ -71,6 +71,12 @@ std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
 
 const char* tableForKind(EventKind kind) { return kindTable(kind).table; }
 
+std::int64_t addSaturating(std::int64_t a, std::int64_t b) {
+    std::int64_t sum = 0;
+    if (!__builtin_add_overflow(a, b, &sum)) return sum;
+    return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+}
+
 Status validateRun(const RunTrace& trace, const std::string& where) {
     std::unordered_set<int> trackIds;
     for (const Track& t : trace.tracks) {
@@ -82,6 +88,9 @@ Status validateRun(const RunTrace& trace, const std::string& where) {
     for (const TensorRecord& t : trace.tensors) {
         if (!tensorIds.insert(t.id).second) return errorStatus(where + ": duplicate tensor id " + std::to_string(t.id));
         if (t.elements < 0) return errorStatus(where + ": tensor " + t.name + " has a negative size");
+        if (t.layer < -1 || t.layer > kMaxLayer)
+            return errorStatus(where + ": tensor " + t.name + " has layer " + std::to_string(t.layer) + ", outside -1.." +
+                               std::to_string(kMaxLayer));
     }
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
         const TraceEvent& e = trace.events[i];
@@ -91,6 +100,9 @@ Status validateRun(const RunTrace& trace, const std::string& where) {
         if (e.start < -kMaxAbsTime || e.start > kMaxAbsTime || e.end < -kMaxAbsTime || e.end > kMaxAbsTime)
             return errorStatus(at + ": time out of range");
         if (e.end < e.start) return errorStatus(at + ": ends before it starts");
+        if (static_cast<std::uint64_t>(e.end) - static_cast<std::uint64_t>(e.start) > std::uint64_t(kMaxAbsTime)) return errorStatus(at + ": lasts longer than 2^62 ns");
+        if (e.layer < -1 || e.layer > kMaxLayer)
+            return errorStatus(at + ": layer " + std::to_string(e.layer) + " outside -1.." + std::to_string(kMaxLayer));
         if (e.bytes < 0) return errorStatus(at + ": negative byte count");
     }
     return okStatus();
@@ -210,11 +222,18 @@ Status insertDerived(sql::Db& db, std::int64_t runId, const std::vector<TraceEve
         PROFILER_RETURN_IF_ERROR(seg.run());
     }
 
+    return insertSummary(db, runId, events);
+}
+
+Status insertSummary(sql::Db& db, std::int64_t runId, const std::vector<TraceEvent>& events) {
     // Per-track summary: for widths 1 µs · 4^k, the count, busy time and the longest span starting in each bucket.
     // A level is kept only where it shrinks the track at least four times; finer zooms read the events.
+    // Iteration markers are left out: views draw them as bands, and as the longest span of every bucket they
+    // would hide what the lane did.
     std::vector<const TraceEvent*> order;
     order.reserve(events.size());
-    for (const TraceEvent& e : events) order.push_back(&e);
+    for (const TraceEvent& e : events)
+        if (e.kind != EventKind::Iteration) order.push_back(&e);
     std::stable_sort(order.begin(), order.end(), [](const TraceEvent* a, const TraceEvent* b) {
         return a->track != b->track ? a->track < b->track : a->start < b->start;
     });
@@ -236,7 +255,7 @@ Status insertDerived(sql::Db& db, std::int64_t runId, const std::vector<TraceEve
                 if (buckets.empty() || buckets.back().index != b) buckets.push_back({b, 0, 0, -1, e.kind});
                 Bucket& cur = buckets.back();
                 ++cur.count;
-                cur.busy += d;
+                cur.busy = addSaturating(cur.busy, d);
                 if (d > cur.peak) { cur.peak = d; cur.peakKind = e.kind; }
             }
             if (buckets.size() * 4 > n) continue;
@@ -272,7 +291,48 @@ Result<std::int64_t> writeWholeRun(sql::Db& db, const StoredRun& run) {
     return runId;
 }
 
-Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
+Status readEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::vector<TraceEvent>& out) {
+    for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        const KindTable& kt = *kAllTables[k];
+        const bool hasKind = kt.table == kPacerTable.table;
+        if (query.iterations_only && !hasKind) continue;
+        // Spelled out so that SQLite picks the (run_id, track, start) index, or the partial index of markers.
+        std::string where = " WHERE e.run_id=?1";
+        if (query.track >= 0) where += " AND e.track=?2 AND e.start>=?3 AND e.start<?4";
+        if (query.iterations_only) where += " AND e.kind=5";
+        const std::string q = std::string("SELECT ") + (hasKind ? "e.kind" : "0") +
+                              ", s.value, e.track, e.start, e.end, e.correlationId, e.iteration, e.layer, e.tensor,"
+                              " e.segment, e.bytes, e.priority FROM " + kt.table + " e LEFT JOIN StringIds s ON s.id = e." +
+                              kt.nameColumn + where;
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
+        st.bind(1, runId);
+        if (query.track >= 0) st.bind(2, query.track).bind(3, query.from).bind(4, query.to);
+        Status s;
+        while (st.step(&s)) {
+            TraceEvent e;
+            const int kind = st.i32(0);
+            if (hasKind && (kind < 0 || kind >= kEventKindCount))
+                return errorStatus(db.path() + ": event with unknown kind " + std::to_string(kind));
+            e.kind = hasKind ? static_cast<EventKind>(kind) : kFixedKind[k];
+            e.name = st.text(1);
+            e.track = st.i32(2);
+            e.start = st.i64(3);
+            e.end = st.i64(4);
+            e.correlation = st.i64(5);
+            e.iteration = st.i32(6);
+            e.layer = st.i32(7);
+            e.tensor = st.i32(8);
+            e.segment = st.i32(9);
+            e.bytes = st.i64(10);
+            e.priority = st.i32(11);
+            out.push_back(std::move(e));
+        }
+        PROFILER_RETURN_IF_ERROR(s);
+    }
+    return okStatus();
+}
+
+Result<StoredRun> readRunHeader(sql::Db& db, std::int64_t runId) {
     Status s;
     if (runId == 0) {
         PROFILER_ASSIGN_OR_RETURN(sql::Stmt latest, db.prepare("SELECT MAX(id) FROM runs"));
@@ -351,36 +411,13 @@ Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
         while (st.step(&s)) t.tensors.push_back(TensorRecord{st.i32(0), st.text(1), st.i32(2), st.i64(3)});
         PROFILER_RETURN_IF_ERROR(s);
     }
-    for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
-        const KindTable& kt = *kAllTables[k];
-        const bool hasKind = kt.table == kPacerTable.table;
-        const std::string q = std::string("SELECT ") + (hasKind ? "e.kind" : "0") +
-                              ", s.value, e.track, e.start, e.end, e.correlationId, e.iteration, e.layer, e.tensor,"
-                              " e.segment, e.bytes, e.priority FROM " + kt.table + " e LEFT JOIN StringIds s ON s.id = e." +
-                              kt.nameColumn + " WHERE e.run_id=?";
-        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
-        st.bind(1, runId);
-        while (st.step(&s)) {
-            TraceEvent e;
-            const int kind = st.i32(0);
-            if (hasKind && (kind < 0 || kind >= kEventKindCount))
-                return errorStatus(db.path() + ": event with unknown kind " + std::to_string(kind));
-            e.kind = hasKind ? static_cast<EventKind>(kind) : kFixedKind[k];
-            e.name = st.text(1);
-            e.track = st.i32(2);
-            e.start = st.i64(3);
-            e.end = st.i64(4);
-            e.correlation = st.i64(5);
-            e.iteration = st.i32(6);
-            e.layer = st.i32(7);
-            e.tensor = st.i32(8);
-            e.segment = st.i32(9);
-            e.bytes = st.i64(10);
-            e.priority = st.i32(11);
-            t.events.push_back(std::move(e));
-        }
-        PROFILER_RETURN_IF_ERROR(s);
-    }
+    return out;
+}
+
+Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId) {
+    PROFILER_ASSIGN_OR_RETURN(StoredRun out, readRunHeader(db, runId));
+    RunTrace& t = out.trace;
+    PROFILER_RETURN_IF_ERROR(readEvents(db, t.run_id, EventQuery{}, t.events));
     std::stable_sort(t.events.begin(), t.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
         return a.track != b.track ? a.track < b.track : a.start < b.start;
     });

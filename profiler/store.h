@@ -61,10 +61,24 @@ Status insertTracks(sql::Db& db, std::int64_t runId, const std::vector<Track>& t
 Status insertTensors(sql::Db& db, std::int64_t runId, const std::vector<TensorRecord>& tensors);
 // Segments (one row per tensor/segment seen in all-reduce events) and the per-track summary, from the events.
 Status insertDerived(sql::Db& db, std::int64_t runId, const std::vector<TraceEvent>& events);
+// The per-track summary alone (iteration markers left out); insertDerived calls it.
+Status insertSummary(sql::Db& db, std::int64_t runId, const std::vector<TraceEvent>& events);
 
 // Validates, then writes everything in one transaction. Returns the run id.
 Result<std::int64_t> writeWholeRun(sql::Db& db, const StoredRun& run);
 
+// Which events readEvents() appends: all of a run, one track's starting in [from, to), or the iteration markers.
+struct EventQuery {
+    int track = -1;  // -1: every track, whatever the times
+    std::int64_t from = 0;
+    std::int64_t to = 0;
+    bool iterations_only = false;  // EventKind::Iteration only, through their partial index
+};
+// Appends the matching events of a run from every event table, in no particular order.
+Status readEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::vector<TraceEvent>& out);
+
+// Everything of a run but its events (runId 0 = the latest run).
+Result<StoredRun> readRunHeader(sql::Db& db, std::int64_t runId);
 // runId 0 = the latest run. Events sorted by (track, start).
 Result<StoredRun> readWholeRun(sql::Db& db, std::int64_t runId);
 
@@ -74,5 +88,8 @@ inline constexpr int kSummaryLevels = 14;
 
 // Which table holds events of a kind (Nsight Systems' names for GPU activity).
 const char* tableForKind(EventKind kind);
+
+// a + b, held at the int64 limits instead of overflowing: busy time summed over spans of up to 2^62 ns each.
+std::int64_t addSaturating(std::int64_t a, std::int64_t b);
 
 }  // namespace pacer::profiler::store

@@ -30,6 +30,10 @@ enum class EventKind : std::uint8_t {
 
 inline constexpr int kEventKindCount = 12;
 
+// Layer numbers index per-layer tables in replay: a trace claiming layer 2^31 would make it allocate gigabytes
+// (or overflow layer + 1). No model has anywhere near this many layers; the store refuses more.
+inline constexpr int kMaxLayer = 65535;
+
 // Stable lower-case names ("forward", "allreduce", "kernel", ...): stored in Chrome exports' "cat" field.
 const char* eventKindName(EventKind kind);
 std::optional<EventKind> eventKindFromName(std::string_view name);

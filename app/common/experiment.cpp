@@ -1,9 +1,14 @@
 #include "app/common/experiment.h"
 
+#include "app/common/bounded_json.h"
 #include "app/common/units.h"
 #include "engine/collectives/allreduce_algorithms.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
+#include <type_traits>
 #include <fstream>
 #include <sstream>
 
@@ -13,17 +18,48 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Reads one optional field with a type check; a wrong type is an error naming the field.
+constexpr int kPlanWarmupIterations = 2;
+constexpr double kMinTimeoutSeconds = 0.1;
+
+// A JSON number's value if it is whole (2 and 2.0 alike), as a long double, which holds any int64/uint64 exactly;
+// nothing for 2.5 or non-numbers.
+std::optional<long double> wholeNumber(const json& v) {
+    if (!v.is_number()) return std::nullopt;
+    const long double x = v.is_number_unsigned() ? static_cast<long double>(v.get<std::uint64_t>())
+                          : v.is_number_integer() ? static_cast<long double>(v.get<std::int64_t>())
+                                                  : static_cast<long double>(v.get<double>());
+    if (!std::isfinite(x) || x != std::floor(x)) return std::nullopt;
+    return x;
+}
+
+// Reads one optional field with a type check; a wrong type is an error naming the field. Whole-number fields
+// take only whole numbers their type can hold: nlohmann's get<int>() would truncate 2.9 to 2, wrap 4294967298 to
+// 2 and turn 1e15 into garbage, and the run would quietly differ from what the file says.
 template <typename T>
 bool readField(const json& j, const char* key, T& out, std::string* error) {
     auto it = j.find(key);
     if (it == j.end()) return true;
-    try {
-        out = it->get<T>();
-        return true;
-    } catch (const json::exception&) {
-        *error = std::string("'") + key + "' has the wrong type (" + it->type_name() + ")";
+    auto fail = [&](const std::string& why) {
+        *error = std::string("'") + key + "' " + why;
         return false;
+    };
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        if (!it->is_number()) return fail(std::string("has the wrong type (") + it->type_name() + ")");
+        const auto whole = wholeNumber(*it);
+        if (!whole) return fail("must be a whole number, got " + it->dump());
+        const long double v = *whole;
+        if (v < static_cast<long double>(std::numeric_limits<T>::min()) ||
+            v > static_cast<long double>(std::numeric_limits<T>::max()))
+            return fail("is out of range, got " + it->dump());
+        out = static_cast<T>(v);
+        return true;
+    } else {
+        try {
+            out = it->template get<T>();
+            return true;
+        } catch (const json::exception&) {
+            return fail(std::string("has the wrong type (") + it->type_name() + ")");
+        }
     }
 }
 
@@ -40,6 +76,11 @@ bool validate(const Experiment& e, std::string* error) {
     if (e.batchPerRank < 1 || e.batchPerRank > 1 << 20) return fail("'batch_per_rank' must be between 1 and 1048576");
     if (e.threadsPerRank < 1 || e.threadsPerRank > 256) return fail("'threads_per_rank' must be between 1 and 256");
     if (e.order != "dynamic" && e.order != "plan") return fail("'order' must be dynamic or plan, got '" + e.order + "'");
+    // Plan order measures layer times in warm-up iterations 1.. (the first one is cold) before it can plan.
+    if (e.order == "plan" && e.warmupIterations < kPlanWarmupIterations)
+        return fail("order 'plan' needs at least " + std::to_string(kPlanWarmupIterations) +
+                    " warm-up iterations to measure the layers it plans for, got " + std::to_string(e.warmupIterations) +
+                    (e.iterations <= kPlanWarmupIterations ? " (give 'iterations' above 2)" : ""));
     if (e.channels < 1 || e.channels > 16) return fail("'channels' must be between 1 and 16, got " + std::to_string(e.channels));
     if (e.channels > 1 && e.order != "plan")
         return fail("'channels' above 1 needs order 'plan' (dynamic order agrees on one unit after another)");
@@ -54,7 +95,10 @@ bool validate(const Experiment& e, std::string* error) {
     if (e.algorithm != "native" && e.backend != "cpu")
         return fail("'algorithm' " + e.algorithm + " needs the cpu backend (the NCCL point-to-point layer is built "
                     "but has not run on a GPU yet; on GPUs NCCL runs its own ring and tree)");
-    if (!(e.timeoutSeconds > 0) || e.timeoutSeconds > 86400) return fail("'timeout_s' must be above 0 and at most 86400");
+    // Below 0.1 s the engine's millisecond timeouts would round to (nearly) nothing, and no collective is that fast
+    // on a loaded machine: the run could only fail.
+    if (!(e.timeoutSeconds >= kMinTimeoutSeconds) || e.timeoutSeconds > 86400)
+        return fail("'timeout_s' must be between 0.1 and 86400, got " + nlohmann::json(e.timeoutSeconds).dump());
     if (!e.model.is_object()) return fail("'model' must be an object or a model file");
     if (!e.policy.is_object() || !e.policy.contains("name") || !e.policy["name"].is_string())
         return fail("'policy' must be an object with a 'name'");
@@ -92,13 +136,15 @@ bool readTopology(const json& j, std::string& out, std::string* error) {
     if (it->is_object() && it->size() == 1 && it->contains("torus") && (*it)["torus"].is_array() &&
         !(*it)["torus"].empty()) {
         out = "torus:";
+        // Dimensions follow the whole-number rule of readField: 2.0 is 2, 2.5 or 1e30 are refused, never truncated.
         for (const json& d : (*it)["torus"]) {
-            if (!d.is_number_integer() || d.get<long long>() < 1 || d.get<long long>() > 1 << 20) {
-                *error = "'topology': torus dimensions must be positive integers";
+            const auto v = wholeNumber(d);
+            if (!v || *v < 1 || *v > 1 << 20) {
+                *error = "'topology': torus dimensions must be whole numbers from 1 to 1048576, got " + d.dump();
                 return false;
             }
             if (out.size() > 6) out += 'x';
-            out += std::to_string(d.get<long long>());
+            out += std::to_string(static_cast<long long>(*v));
         }
         return true;
     }
@@ -180,12 +226,13 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
             *error = "model file " + path.string() + " cannot be read";
             return std::nullopt;
         }
-        try {
-            e.model = json::parse(in);
-        } catch (const json::parse_error& ex) {
-            *error = path.string() + ": " + ex.what();
+        std::string why;
+        auto parsed = parseBoundedJson(in, &why);
+        if (!parsed) {
+            *error = path.string() + ": " + why;
             return std::nullopt;
         }
+        e.model = std::move(*parsed);
     } else {
         e.model = *model;
     }
@@ -200,15 +247,14 @@ std::optional<Experiment> loadExperiment(const std::string& path, std::string* e
         *error = path + ": cannot be read";
         return std::nullopt;
     }
-    json j;
-    try {
-        j = json::parse(in);
-    } catch (const json::parse_error& ex) {
-        *error = path + ": not valid JSON (" + ex.what() + ")";
+    std::string why;
+    auto j = parseBoundedJson(in, &why);
+    if (!j) {
+        *error = path + ": not valid JSON (" + why + ")";
         return std::nullopt;
     }
     std::string inner;
-    auto e = parseExperiment(j, fs::path(path).parent_path().string(), &inner);
+    auto e = parseExperiment(*j, fs::path(path).parent_path().string(), &inner);
     if (!e) *error = path + ": " + inner;
     return e;
 }
@@ -218,10 +264,7 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
     if (o.backend) e.backend = *o.backend;
     if (o.policy) e.policy["name"] = *o.policy;
     if (o.segmentBytes) e.policy["segment_bytes"] = *o.segmentBytes;
-    if (o.iterations) {
-        e.iterations = *o.iterations;
-        if (e.warmupIterations >= e.iterations) e.warmupIterations = e.iterations / 4;
-    }
+    if (o.iterations) e.iterations = *o.iterations;
     if (o.linkGbps) e.linkGbps = *o.linkGbps;
     if (o.linkLatencyUs) e.linkLatencyUs = *o.linkLatencyUs;
     if (o.order) e.order = *o.order;
@@ -239,6 +282,13 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
     if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
     if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
     if (o.trace) e.trace = *o.trace;
+    // Fewer iterations than the file's warm-up: a quarter of them warm up, and plan order keeps the warm-up it needs
+    // as long as one iteration is left to run on the plan.
+    if (o.iterations && e.warmupIterations >= e.iterations) {
+        e.warmupIterations = e.iterations / 4;
+        if (e.order == "plan") e.warmupIterations = std::min(std::max(e.warmupIterations, kPlanWarmupIterations),
+                                                             e.iterations - 1);
+    }
     if (!validate(e, error)) return std::nullopt;
     return e;
 }

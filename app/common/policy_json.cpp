@@ -49,4 +49,68 @@ json policyConfigToJson(const engine::PolicyConfig& c) {
     return j;
 }
 
+json scheduleSettingsToJson(const engine::PolicyConfig& config, const engine::WhatIf& w) {
+    json whatIf = json::object();
+    if (w.link_gbps > 0) whatIf["link_gbps"] = w.link_gbps;
+    if (w.link_latency_us >= 0) whatIf["link_latency_us"] = w.link_latency_us;
+    if (w.ranks > 0) whatIf["ranks"] = w.ranks;
+    if (w.compute_speed != 1.0) whatIf["compute_speed"] = w.compute_speed;
+    if (w.channels > 0) whatIf["channels"] = w.channels;
+    return {{"policy", policyConfigToJson(config)}, {"what_if", whatIf}};
+}
+
+bool experimentWithSchedule(const json& experiment, const engine::PolicyConfig& config, const engine::WhatIf& w,
+                            json* out, std::string* error) {
+    if (!experiment.is_object() || !experiment.contains("model")) {
+        *error = "the run keeps no experiment to run again (an imported trace?)";
+        return false;
+    }
+    if (w.compute_speed != 1.0) {
+        *error = "a real run cannot change the compute speed; set it back to 1 to run this schedule";
+        return false;
+    }
+    json e = experiment;
+    e["policy"] = policyConfigToJson(config);
+    if (w.link_gbps > 0) e["link"]["gbps"] = w.link_gbps;
+    if (w.link_latency_us >= 0) e["link"]["latency_us"] = w.link_latency_us;
+    if (w.ranks > 0) e["ranks"] = w.ranks;
+    if (w.channels > 0) {
+        e["channels"] = w.channels;
+        if (w.channels > 1) e["order"] = "plan";  // several units in flight need the plan order
+    }
+    *out = std::move(e);
+    return true;
+}
+
+bool scheduleSettingsFromJson(const json& j, engine::PolicyConfig* config, engine::WhatIf* whatIf, std::string* error) {
+    if (!j.is_object() || !j.contains("policy")) {
+        *error = "a saved schedule's settings need a \"policy\" object";
+        return false;
+    }
+    if (!policyConfigFromJson(j["policy"], config, error)) return false;
+    engine::WhatIf w;
+    const json knobs = j.value("what_if", json::object());
+    if (!knobs.is_object()) {
+        *error = "what_if must be an object";
+        return false;
+    }
+    for (const auto& [key, value] : knobs.items()) {
+        if (!value.is_number()) {
+            *error = "what_if: '" + key + "' must be a number";
+            return false;
+        }
+        if (key == "link_gbps") w.link_gbps = value.get<double>();
+        else if (key == "link_latency_us") w.link_latency_us = value.get<double>();
+        else if (key == "ranks") w.ranks = value.get<int>();
+        else if (key == "compute_speed") w.compute_speed = value.get<double>();
+        else if (key == "channels") w.channels = value.get<int>();
+        else {
+            *error = "what_if: unknown setting '" + key + "'";
+            return false;
+        }
+    }
+    *whatIf = w;
+    return true;
+}
+
 }  // namespace pacer::app

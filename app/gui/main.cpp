@@ -1,12 +1,14 @@
 // pacer: the GUI. `pacer [PROJECT.pacer] [--experiment FILE]`; with no project it opens the sample
 // experiment's project in the user's data directory and offers Run.
 #include "app/gui/main_window.h"
+#include "app/gui/schedule_editor_dock.h"
 #include "app/gui/models/zoom_state.h"
 #include "app/gui/timeline_view.h"
 #include "pacer/config.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -48,9 +50,21 @@ int main(int argc, char** argv)
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Open the project, save the window as a PNG, and quit."),
                                         QStringLiteral("png"));
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QStringLiteral("With --screenshot: timeline (default), schedule (the editor, after its replay) "
+                                                 "or analysis (the analysis panel under the timeline, the critical path "
+                                                 "outlined)."),
+                                  QStringLiteral("name"), QStringLiteral("timeline"));
     parser.addOption(experiment);
     parser.addOption(screenshot);
+    parser.addOption(view);
     parser.process(app);
+    const QString viewName = parser.value(view);
+    if (viewName != QLatin1String("timeline") && viewName != QLatin1String("schedule") &&
+        viewName != QLatin1String("analysis")) {
+        std::fprintf(stderr, "pacer: error: --view must be timeline, schedule or analysis, not '%s'\n", qPrintable(viewName));
+        return 2;
+    }
 
     QString projectPath = parser.positionalArguments().value(0);
     QString experimentPath = parser.isSet(experiment) ? parser.value(experiment) : findSampleExperiment();
@@ -68,13 +82,26 @@ int main(int argc, char** argv)
 
     if (parser.isSet(screenshot)) {
         const QString out = parser.value(screenshot);
+        if (viewName == QLatin1String("analysis")) {
+            window.resize(1600, 900);
+            if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("analysisDock")))
+                dock->show();
+        }
         auto grab = [&window, out] {
             const bool ok = window.grab().save(out);
             std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "pacer: error: cannot write %s\n", qPrintable(out));
             QCoreApplication::exit(ok ? 0 : 1);
         };
-        // Grab once the project has loaded (or failed); give up after 30 s rather than hang.
-        QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [grab] { QTimer::singleShot(100, grab); });
+        // Grab once the project has loaded (or failed), and for the schedule view once its replay is drawn; give up
+        // after 30 s rather than hang.
+        if (viewName == QLatin1String("schedule")) {
+            window.resize(1600, 900);
+            QObject::connect(window.scheduleDock()->editor(), &pacer::gui::ScheduleEditorModel::replayed, &window,
+                             [grab] { QTimer::singleShot(100, grab); });
+        } else {
+            window.scheduleDock()->hide();
+            QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [grab] { QTimer::singleShot(100, grab); });
+        }
         QObject::connect(&window, &pacer::gui::MainWindow::projectFailed, &window, [grab] { QTimer::singleShot(100, grab); });
         if (!QFileInfo::exists(projectPath))
             QTimer::singleShot(100, grab);

@@ -1,9 +1,13 @@
 #include "app/gui/main_window.h"
 
 #include "app/gui/legend_widget.h"
+#include "app/gui/prediction_check_dock.h"
+#include "app/gui/schedule_editor_dock.h"
+#include "app/common/policy_json.h"
 #include "app/gui/models/event_style.h"
 #include "app/gui/models/project_loader.h"
 #include "app/gui/models/zoom_state.h"
+#include "app/gui/timeline_tools.h"
 #include "app/gui/timeline_view.h"
 
 #if PACER_GUI_HAVE_LAUNCHER
@@ -28,15 +32,21 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 
 #include <algorithm>
 
-namespace pacer::gui {
+// The icons are compiled into the static widgets library, whose resource initialiser the linker drops when
+// nothing refers to it ("Cannot open file ':/pacer/icons/run.svg'"): register them before the first icon.
+static void initPacerResources() { Q_INIT_RESOURCE(pacer); }
 
+namespace pacer::gui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
+    initPacerResources();
     setObjectName(QStringLiteral("mainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/pacer/icons/pacer.svg")));
 
@@ -71,6 +81,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         const auto kind = static_cast<ProjectTreeModel::NodeKind>(index.data(ProjectTreeModel::NodeKindRole).toInt());
         if (kind == ProjectTreeModel::NodeKind::Run && !m_projectPath.isEmpty())
             openProject(m_projectPath, index.data(ProjectTreeModel::RunIdRole).toLongLong());
+        if (kind == ProjectTreeModel::NodeKind::Schedule)
+            loadSchedule(index.data(ProjectTreeModel::ScheduleIdRole).toLongLong());
     });
 
     // The selected event's one-line summary stays in the status bar while the tooltip comes and goes.
@@ -105,7 +117,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     statusBar()->addPermanentWidget(m_cancelButton);
 
     createActions();
-    menuBar()->addMenu(tr("&View"))->addAction(treeDock->toggleViewAction());
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    viewMenu->addAction(treeDock->toggleViewAction());
+    createScheduleDock(viewMenu);
 
 #if PACER_GUI_HAVE_LAUNCHER
     m_launcher = new app::RunLauncher(this);
@@ -170,6 +184,8 @@ void MainWindow::createActions()
     bar->addAction(m_cancelAction);
     bar->addSeparator();
     bar->addAction(m_zoomFitAction);
+    addTimelineTools(this, m_timeline, bar, view);
+    addAnalysisPanel(this, m_timeline, view);
 }
 
 void MainWindow::setExperiment(const QString& experimentPath, const QString& projectPath)
@@ -214,8 +230,22 @@ void MainWindow::showRun(std::shared_ptr<const TimelineIndex> index, const Proje
 
 void MainWindow::onLoaded(const ProjectSnapshot& snapshot)
 {
+    const bool sameRun = m_projectPath == snapshot.path && m_shownRun == snapshot.runId && snapshot.runId != 0;
     m_projectPath = snapshot.path;
     showRun(snapshot.index, snapshot.overview);
+    m_scheduleDock->setProject(snapshot.path);
+    if (!sameRun || !m_scheduleDock->editor()->input())
+        m_scheduleDock->editor()->setInput(snapshot.replayInput);  // null: nothing to replay (replayError says why)
+    else if (const ReplayOutcome* latest = m_scheduleDock->editor()->latest())
+        m_timeline->setIndex(latest->index);  // the same run read again (a schedule was saved): keep the replay
+    if (m_checkDock->isWaiting() && snapshot.trace && snapshot.runId == m_checkRun) {
+        // The run of "Run this schedule": the prediction beside the measurement, and the editor keeps the settings
+        // it ran with (priorities and fusion groups are not visible in the run's own policy fields).
+        m_checkDock->showMeasured(*snapshot.trace, snapshot.replayInput ? snapshot.replayInput->measuredIterMs : 0);
+        if (m_runningSchedule && snapshot.replayInput)
+            m_scheduleDock->editor()->edit(*m_runningSchedule, tr("Run this schedule"));
+        m_runningSchedule.reset();
+    }
     if (snapshot.trace) {
         const auto& t = *snapshot.trace;
         m_statusLabel->setText(tr("Run %1: %2, %3 ranks, %4 events")
@@ -244,21 +274,63 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message)
 
 void MainWindow::startRun()
 {
-#if PACER_GUI_HAVE_LAUNCHER
-    if (m_launcher->isRunning() || m_experimentPath.isEmpty() || m_projectPath.isEmpty())
+    startRunOf(m_experimentPath);
+}
+
+void MainWindow::runSchedule()
+{
+    ScheduleEditorModel* editor = m_scheduleDock->editor();
+    if (!editor->input() || m_projectPath.isEmpty())
         return;
+    const ScheduleSettings settings = editor->settings();
+    nlohmann::json experiment;
+    std::string error;
+    if (!app::experimentWithSchedule(nlohmann::json::parse(editor->input()->experimentJson, nullptr, false),
+                                     settings.config, settings.whatIf, &experiment, &error)) {
+        onRunFailed(QString::fromStdString(error));
+        return;
+    }
+    // The prediction of exactly these settings (the worker's latest may still be an older edit's).
+    const ReplayOutcome prediction = computeReplay(*editor->input(), settings, 0);
+    if (!prediction.error.isEmpty()) {
+        onRunFailed(prediction.error);
+        return;
+    }
+    const QString dir = m_projectPath + QStringLiteral(".runs");
+    QDir().mkpath(dir);
+    const QString path = dir + QStringLiteral("/schedule-%1.json").arg(QDateTime::currentMSecsSinceEpoch());
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(experiment.dump(2))) < 0) {
+        onRunFailed(tr("cannot write %1").arg(path));
+        return;
+    }
+    file.close();
+    m_checkDock->expect(prediction);
+    m_runningSchedule = settings;
+    startRunOf(path);
+}
+
+void MainWindow::startRunOf(const QString& experimentPath)
+{
+#if PACER_GUI_HAVE_LAUNCHER
+    if (m_launcher->isRunning() || experimentPath.isEmpty() || m_projectPath.isEmpty())
+        return;
+    m_rankIterations.clear();
     app::RunLauncher::Request request;
-    request.experimentPath = m_experimentPath;
+    request.experimentPath = experimentPath;
     request.projectPath = m_projectPath;
-    request.policy = m_runSettings.policy;
-    request.segmentBytes = m_runSettings.segmentBytes;
+    if (!m_runningSchedule) {  // a schedule's experiment file already holds its settings
+        request.policy = m_runSettings.policy;
+        request.segmentBytes = m_runSettings.segmentBytes;
+    }
     request.iterations = m_runSettings.iterations;
     m_progress->setRange(0, 0);
     m_progress->setFormat(tr("starting…"));
-    m_statusLabel->setText(tr("Running %1…").arg(QFileInfo(m_experimentPath).completeBaseName()));
+    m_statusLabel->setText(tr("Running %1…").arg(QFileInfo(experimentPath).completeBaseName()));
     setRunning(true);
     m_launcher->start(request);
 #else
+    (void)experimentPath;
     onRunFailed(tr("this build of pacer has no run launcher"));
 #endif
 }
@@ -273,18 +345,25 @@ void MainWindow::cancelRun()
 
 void MainWindow::onRunProgress(int rank, int iteration, int total)
 {
-    (void)rank;
-    if (total <= 0)
+    if (total <= 0 || rank < 0)
         return;
-    // Every rank runs the same iterations in lock step; the bar follows whichever reports.
+    // The bar follows the slowest rank; the text says where each one is.
+    if (static_cast<int>(m_rankIterations.size()) <= rank)
+        m_rankIterations.resize(static_cast<std::size_t>(rank) + 1, 0);
+    m_rankIterations[static_cast<std::size_t>(rank)] = std::clamp(iteration, 0, total);
+    QStringList ranks;
+    for (std::size_t r = 0; r < m_rankIterations.size(); ++r)
+        ranks << tr("r%1 %2").arg(r).arg(m_rankIterations[r]);
     m_progress->setRange(0, total);
-    m_progress->setValue(std::clamp(iteration, 0, total));
-    m_progress->setFormat(tr("iteration %v of %m"));
+    m_progress->setValue(*std::min_element(m_rankIterations.begin(), m_rankIterations.end()));
+    m_progress->setFormat(tr("%1 of %m").arg(ranks.join(QStringLiteral(" · "))));
 }
 
 void MainWindow::onRunFinished(qint64 runId)
 {
     setRunning(false);
+    if (m_checkDock->isWaiting())
+        m_checkRun = runId;
     m_statusLabel->setText(tr("Run %1 finished").arg(runId));
     emit runFinished(runId);
     openProject(m_projectPath, runId);
@@ -293,6 +372,8 @@ void MainWindow::onRunFinished(qint64 runId)
 void MainWindow::onRunFailed(const QString& message)
 {
     setRunning(false);
+    m_checkDock->cancelWaiting();
+    m_runningSchedule.reset();
     m_statusLabel->setText(tr("Run failed: %1").arg(message));
     emit runFailed(message);
 }
@@ -328,6 +409,49 @@ void MainWindow::closeEvent(QCloseEvent* event)
 {
     cancelRun();
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::createScheduleDock(QMenu* viewMenu)
+{
+    m_scheduleDock = new ScheduleEditorDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_scheduleDock);
+    viewMenu->addAction(m_scheduleDock->toggleViewAction());
+    // Each replay brings the measured run with the replay's lanes under it; the zoom the user chose stays.
+    connect(m_scheduleDock->editor(), &ScheduleEditorModel::replayed, this, [this](const ReplayOutcome& outcome) {
+        ZoomState* zoom = m_timeline->zoom();
+        const bool zoomed = zoom->isZoomed();
+        const qint64 start = zoom->visibleStart(), end = zoom->visibleEnd();
+        m_timeline->setIndex(outcome.index);
+        if (zoomed)
+            zoom->setVisibleRange(start, end);
+    });
+    connect(m_scheduleDock, &ScheduleEditorDock::message, m_statusLabel, &QLabel::setText);
+    connect(m_scheduleDock, &ScheduleEditorDock::runRequested, this, &MainWindow::runSchedule);
+    m_checkDock = new PredictionCheckDock(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_checkDock);
+    viewMenu->addAction(m_checkDock->toggleViewAction());
+    m_checkDock->hide();  // until a schedule has been run
+    connect(m_scheduleDock, &ScheduleEditorDock::scheduleSaved, this, [this](const QString&, qint64) {
+        openProject(m_projectPath, m_shownRun);  // the tree reads the saved schedule back from the file
+        m_statusLabel->setText(tr("Schedule saved"));
+    });
+}
+
+void MainWindow::loadSchedule(qint64 scheduleId)
+{
+    auto saved = profiler::listSchedules(m_projectPath.toStdString());
+    if (!saved.ok()) {
+        m_statusLabel->setText(QString::fromStdString(saved.message()));
+        return;
+    }
+    for (const profiler::SavedSchedule& s : saved.value()) {
+        if (s.id != scheduleId)
+            continue;
+        const engine::Status st = m_scheduleDock->editor()->load(s);
+        m_statusLabel->setText(st.ok() ? tr("Schedule %1 loaded").arg(QString::fromStdString(s.name))
+                                       : QString::fromStdString(st.message()));
+        return;
+    }
 }
 
 }  // namespace pacer::gui

@@ -8,13 +8,17 @@
 #pragma once
 
 #include "app/gui/models/project_tree_model.h"
+#include "app/gui/models/replay_worker.h"
 #include "profiler/trace_model.h"
 
 #include <QMainWindow>
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 class QAction;
+class QMenu;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -27,6 +31,8 @@ class RunLauncher;
 namespace pacer::gui {
 
 class LegendWidget;
+class ScheduleEditorDock;
+class PredictionCheckDock;
 class ProjectLoader;
 class TimelineView;
 struct ProjectSnapshot;
@@ -57,12 +63,16 @@ public:
 
     QString projectPath() const { return m_projectPath; }
     TimelineView* timeline() const { return m_timeline; }
+    ScheduleEditorDock* scheduleDock() const { return m_scheduleDock; }
+    PredictionCheckDock* predictionCheckDock() const { return m_checkDock; }
     ProjectTreeModel* projectModel() const { return m_projectModel; }
     QAction* runAction() const { return m_runAction; }
     bool isLoading() const;
 
 public slots:
     void startRun();
+    // A real run of the shown run's experiment with the schedule editor's settings, checked against its prediction.
+    void runSchedule();
     void cancelRun();
 
 signals:
@@ -84,9 +94,17 @@ private:
     void setRunning(bool running);
     void openFileDialog();
     void updateTitle();
+    void createScheduleDock(QMenu* viewMenu);
+    void loadSchedule(qint64 scheduleId);
+    void startRunOf(const QString& experimentPath);
 
     TimelineView* m_timeline = nullptr;
     LegendWidget* m_legend = nullptr;
+    ScheduleEditorDock* m_scheduleDock = nullptr;
+    PredictionCheckDock* m_checkDock = nullptr;
+    std::optional<ScheduleSettings> m_runningSchedule;  // the editor's settings while their run is in flight
+    qint64 m_checkRun = 0;                              // the run to check against the prediction once loaded
+    std::vector<int> m_rankIterations;                  // progress per rank of the run in flight
     QTreeView* m_projectTree = nullptr;
     ProjectTreeModel* m_projectModel = nullptr;
     ProjectLoader* m_loader = nullptr;

@@ -46,6 +46,12 @@ TimelineView::TimelineView(QWidget* parent)
         viewport()->update();
     });
     connect(verticalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+    // A large run's window arrived: the old window's event indices mean nothing in the new one.
+    connect(m_model, &TimelineModel::windowChanged, this, [this] {
+        setHovered(-1);
+        selectEvent(-1);
+        viewport()->update();
+    });
     m_foldHatch = QBrush(QColor(0x11, 0x18, 0x27, 60), Qt::BDiagPattern);
     m_drawItems.reserve(4096);
     m_hitItems.reserve(256);
@@ -228,7 +234,11 @@ void TimelineView::paintEvent(QPaintEvent*)
         p.drawText(viewport()->rect(), Qt::AlignCenter | Qt::TextWordWrap, m_emptyText);
         return;
     }
+    // A large run reads what this range needs in the background (no-op when it has it) and repaints then.
+    m_model->requestRange(a.start, a.end, a.nsPerPixel());
     paintLanes(p, a);
+    paintPath(p, a);
+    paintRange(p, a);
     paintHeader(p);
     paintRuler(p, a);
     if (m_cursorX >= m_headerWidth && !m_dragging) {
@@ -283,7 +293,7 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
         const QRectF rect(d.x0, lr.top() + 1, std::max(1.0, d.x1 - d.x0), kLaneHeight - 2);
         const QColor colour = QColor::fromRgb(d.colour);
         p.fillRect(rect, colour);
-        if (d.count > 1) {
+        if (d.count > 1 || d.isSummary()) {
             p.fillRect(rect, m_foldHatch);
             continue;
         }
@@ -310,6 +320,8 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
     // Hover and selection outlines on top.
     p.setBrush(Qt::NoBrush);
     for (const DrawItem& d : m_drawItems) {
+        if (d.isSummary())
+            continue;
         const int event = lanes.lane(d.lane).events[static_cast<std::size_t>(d.first)];
         const bool selected = event == m_selectedEvent && d.count == 1;
         const bool hovered = event == m_hoveredEvent;
@@ -320,6 +332,109 @@ void TimelineView::paintLanes(QPainter& p, const TimeAxis& a)
         p.drawRect(QRectF(d.x0, lr.top() + 0.5, std::max(1.0, d.x1 - d.x0), kLaneHeight - 1));
     }
     p.restore();
+}
+
+void TimelineView::paintRange(QPainter& p, const TimeAxis& a)
+{
+    if (!hasRange() && !(m_dragging && m_pressButton == Qt::LeftButton))
+        return;
+    const double x0 = std::clamp(a.toX(m_rangeStart), a.left, a.left + a.width);
+    const double x1 = std::clamp(a.toX(m_rangeEnd), a.left, a.left + a.width);
+    const QRectF band(x0, kRulerHeight, std::max(1.0, x1 - x0), viewport()->height() - kRulerHeight);
+    p.fillRect(band, QColor(0x25, 0x63, 0xeb, 40));
+    p.setPen(QColor(0x25, 0x63, 0xeb, 160));
+    p.drawLine(QPointF(x0, kRulerHeight), QPointF(x0, viewport()->height()));
+    p.drawLine(QPointF(x1, kRulerHeight), QPointF(x1, viewport()->height()));
+}
+
+void TimelineView::setPath(std::vector<PathMark> path)
+{
+    m_path = std::move(path);
+    viewport()->update();
+}
+
+void TimelineView::paintPath(QPainter& p, const TimeAxis& a)
+{
+    if (m_path.empty())
+        return;
+    p.save();
+    p.setClipRect(QRect(m_headerWidth, kRulerHeight, viewport()->width() - m_headerWidth, viewport()->height() - kRulerHeight));
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(QColor(0xea, 0x58, 0x0c), 2.0));
+    QPointF previous(-1, -1);
+    for (const PathMark& mark : m_path) {
+        int lane = -1;
+        for (int i = 0; i < m_model->laneCount() && lane < 0; ++i)
+            if (m_model->lane(i).track == mark.track)
+                lane = i;
+        if (lane < 0)
+            continue;
+        const QRect lr = laneRect(lane);
+        const double x0 = std::clamp(a.toX(mark.start), a.left - 4, a.left + a.width + 4);
+        const double x1 = std::clamp(a.toX(mark.end), a.left - 4, a.left + a.width + 4);
+        p.drawRect(QRectF(x0, lr.top() + 1, std::max(2.0, x1 - x0), kLaneHeight - 2));
+        if (previous.x() >= 0)
+            p.drawLine(previous, QPointF(x0, lr.center().y()));  // the dependency this span waited for
+        previous = QPointF(x1, lr.center().y());
+    }
+    p.restore();
+}
+
+void TimelineView::selectRange(std::int64_t t0, std::int64_t t1)
+{
+    if (t1 <= t0) {
+        const bool had = hasRange();
+        m_rangeStart = m_rangeEnd = 0;
+        viewport()->update();
+        if (had)
+            emit rangeCleared();
+        return;
+    }
+    m_rangeStart = t0;
+    m_rangeEnd = t1;
+    viewport()->update();
+    emit rangeSelected(t0, t1);
+}
+
+void TimelineView::fitSelection()
+{
+    if (hasRange()) {
+        m_zoom->setVisibleRange(m_rangeStart, m_rangeEnd);
+        return;
+    }
+    if (m_selectedEvent >= 0 && m_model->trace() &&
+        static_cast<std::size_t>(m_selectedEvent) < m_model->trace()->events.size()) {
+        const auto& e = m_model->trace()->events[static_cast<std::size_t>(m_selectedEvent)];
+        const std::int64_t margin = std::max<std::int64_t>((e.end - e.start) / 10, 1);
+        m_zoom->setVisibleRange(e.start - margin, e.end + margin);
+        return;
+    }
+    m_zoom->resetZoom();
+}
+
+bool TimelineView::findNext(const QString& text)
+{
+    const auto* trace = m_model->trace();
+    std::int64_t after = m_zoom->visibleStart() - 1;
+    if (trace && m_selectedEvent >= 0 && static_cast<std::size_t>(m_selectedEvent) < trace->events.size())
+        after = trace->events[static_cast<std::size_t>(m_selectedEvent)].start;
+    const int event = m_model->findNext(text, after);
+    if (event < 0)
+        return false;
+    selectEvent(event);
+    const auto& e = trace->events[static_cast<std::size_t>(event)];
+    // Keep the zoom when the event fits in the view, else zoom out to show it whole.
+    const std::int64_t length = std::max(m_zoom->visibleLength(), (e.end - e.start) * 3 / 2);
+    const std::int64_t centre = e.start + (e.end - e.start) / 2;
+    m_zoom->setVisibleRange(centre - length / 2, centre - length / 2 + length);
+    return true;
+}
+
+std::int64_t TimelineView::zoomAnchor() const
+{
+    const TimeAxis a = axis();
+    return m_cursorX >= m_headerWidth ? a.toTime(m_cursorX) : (a.start + a.end) / 2;
 }
 
 void TimelineView::paintHeader(QPainter& p)
@@ -426,10 +541,12 @@ void TimelineView::wheelEvent(QWheelEvent* event)
 
 void TimelineView::mousePressEvent(QMouseEvent* event)
 {
-    if (event->button() != Qt::LeftButton) {
+    if (event->button() != Qt::LeftButton && event->button() != Qt::RightButton && event->button() != Qt::MiddleButton) {
         QAbstractScrollArea::mousePressEvent(event);
         return;
     }
+    m_pressButton = event->button();
+    m_rangeAnchor = axis().toTime(std::max<double>(event->position().x(), m_headerWidth));
     m_pressed = true;
     m_dragging = false;
     m_pressPos = event->position().toPoint();
@@ -441,14 +558,20 @@ void TimelineView::mousePressEvent(QMouseEvent* event)
 void TimelineView::mouseMoveEvent(QMouseEvent* event)
 {
     const QPoint pos = event->position().toPoint();
-    if (m_pressed && (event->buttons() & Qt::LeftButton)) {
+    if (m_pressed && (event->buttons() & m_pressButton)) {
         const QPoint delta = pos - m_pressPos;
         if (!m_dragging && delta.manhattanLength() >= QApplication::startDragDistance()) {
             m_dragging = true;
-            viewport()->setCursor(Qt::ClosedHandCursor);
+            viewport()->setCursor(m_pressButton == Qt::LeftButton ? Qt::IBeamCursor : Qt::ClosedHandCursor);
             QToolTip::hideText();
         }
-        if (m_dragging) {
+        if (m_dragging && m_pressButton == Qt::LeftButton) {
+            // A range: from where the drag started to the cursor, either way round.
+            const std::int64_t t = axis().toTime(std::max<double>(pos.x(), m_headerWidth));
+            m_rangeStart = std::min(m_rangeAnchor, t);
+            m_rangeEnd = std::max(m_rangeAnchor, t);
+            viewport()->update();
+        } else if (m_dragging) {
             const std::int64_t target = m_pressStart - static_cast<std::int64_t>(std::llround(delta.x() * axis().nsPerPixel()));
             m_zoom->panBy(target - m_zoom->visibleStart());
             verticalScrollBar()->setValue(m_pressScroll - delta.y());
@@ -465,7 +588,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
     }
     DrawItem item;
     if (drawItemAt(pos, &item)) {
-        setHovered(m_model->lane(item.lane).events[static_cast<std::size_t>(item.first)]);
+        setHovered(item.isSummary() ? -1 : m_model->lane(item.lane).events[static_cast<std::size_t>(item.first)]);
         QToolTip::showText(event->globalPosition().toPoint(), m_model->drawItemDetails(item), viewport());
     } else {
         setHovered(-1);
@@ -475,7 +598,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event)
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* event)
 {
-    if (event->button() != Qt::LeftButton || !m_pressed) {
+    if (event->button() != m_pressButton || !m_pressed) {
         QAbstractScrollArea::mouseReleaseEvent(event);
         return;
     }
@@ -483,10 +606,14 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event)
     if (m_dragging) {
         m_dragging = false;
         viewport()->unsetCursor();
+        if (m_pressButton == Qt::LeftButton)
+            selectRange(m_rangeStart, m_rangeEnd);
         return;
     }
+    if (m_pressButton != Qt::LeftButton)
+        return;
     DrawItem item;
-    if (drawItemAt(event->position().toPoint(), &item) && item.count == 1)
+    if (drawItemAt(event->position().toPoint(), &item) && item.count == 1 && !item.isSummary())
         selectEvent(m_model->lane(item.lane).events[static_cast<std::size_t>(item.first)]);
     else
         selectEvent(-1);
@@ -497,6 +624,11 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent* event)
     DrawItem item;
     if (!drawItemAt(event->position().toPoint(), &item))
         return;
+    if (item.isSummary()) {
+        const std::int64_t margin = std::max<std::int64_t>((item.t1 - item.t0) / 10, 1);
+        m_zoom->setVisibleRange(item.t0 - margin, item.t1 + margin);
+        return;
+    }
     const auto& events = m_model->trace()->events;
     const auto& lane = m_model->lane(item.lane);
     const std::int64_t start = events[static_cast<std::size_t>(lane.events[static_cast<std::size_t>(item.first)])].start;
@@ -512,6 +644,11 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
     const TimeAxis a = axis();
     const std::int64_t centre = (a.start + a.end) / 2;
     switch (event->key()) {
+    case Qt::Key_W: m_zoom->zoomAround(zoomAnchor(), 1.5); break;
+    case Qt::Key_S: m_zoom->zoomAround(zoomAnchor(), 1 / 1.5); break;
+    case Qt::Key_A: m_zoom->panBy(-a.length() / 8); break;
+    case Qt::Key_D: m_zoom->panBy(a.length() / 8); break;
+    case Qt::Key_F: fitSelection(); break;
     case Qt::Key_Home:
     case Qt::Key_0: m_zoom->resetZoom(); break;
     case Qt::Key_Plus:
@@ -519,7 +656,10 @@ void TimelineView::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Minus: m_zoom->zoomAround(centre, 1 / 1.5); break;
     case Qt::Key_Left: m_zoom->panBy(-a.length() / 8); break;
     case Qt::Key_Right: m_zoom->panBy(a.length() / 8); break;
-    case Qt::Key_Escape: selectEvent(-1); break;
+    case Qt::Key_Escape:
+        selectEvent(-1);
+        selectRange(0, 0);
+        break;
     default: QAbstractScrollArea::keyPressEvent(event); return;
     }
     event->accept();

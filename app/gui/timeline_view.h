@@ -1,8 +1,11 @@
 // The timeline widget: a time ruler on top, a header column of lane names on the left, and one row of spans
 // per lane (compute, communication, CUDA streams of each rank).
 //
-// Zoom with the wheel (around the cursor), pan by dragging, hover for an event's details, click to select,
-// double-click to zoom onto an event, Home to see the whole run. Painting runs in two phases: the model turns
+// The keys and mouse people bring from Perfetto and Tracy: W/S zoom in/out around the cursor (the centre when
+// the cursor is away), A/D pan, the wheel or Ctrl+wheel zooms around the cursor (Shift+wheel scrolls lanes),
+// a left drag selects a time range (rangeSelected), a right or middle drag pans, F fits the range (else the
+// selected event, else the run), Escape clears, Home shows the whole run. Hover for an event's details,
+// click to select, double-click to zoom onto an event. Painting runs in two phases: the model turns
 // the visible part of each lane into DrawItem records in a vector reused from frame to frame, then the
 // records are painted; ruler ticks and their labels are computed when the range changes, not while painting.
 #pragma once
@@ -19,6 +22,13 @@
 namespace pacer::gui {
 
 class ZoomState;
+
+// A span outlined on the timeline (the analysis' critical path), by track.
+struct PathMark {
+    int track = 0;
+    std::int64_t start = 0;
+    std::int64_t end = 0;
+};
 
 class TimelineView : public QAbstractScrollArea {
     Q_OBJECT
@@ -57,11 +67,28 @@ public:
     int hoveredEvent() const { return m_hoveredEvent; }
     void selectEvent(int event);
 
+    // The selected time range [rangeStart, rangeEnd); none when rangeEnd <= rangeStart.
+    bool hasRange() const { return m_rangeEnd > m_rangeStart; }
+    std::int64_t rangeStart() const { return m_rangeStart; }
+    std::int64_t rangeEnd() const { return m_rangeEnd; }
+    // Selects [t0, t1) and emits rangeSelected; t1 <= t0 clears the range (rangeCleared).
+    void selectRange(std::int64_t t0, std::int64_t t1);
+    // Outlines these spans, joined in order (an iteration's critical path); empty clears.
+    void setPath(std::vector<PathMark> path);
+    const std::vector<PathMark>& path() const { return m_path; }
+    // F: shows the selected range, else the selected event, else the whole run.
+    void fitSelection();
+    // Selects the next event (by start, after the one selected or the view's start) whose name contains text,
+    // and brings it into view; false when no event matches.
+    bool findNext(const QString& text);
+
     QSize sizeHint() const override;
 
 signals:
     void hoveredEventChanged(int event);   // -1 when leaving events; folded items report their first event
     void selectedEventChanged(int event);
+    void rangeSelected(qint64 start, qint64 end);
+    void rangeCleared();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -95,6 +122,9 @@ private:
     void paintRuler(QPainter& p, const TimeAxis& axis);
     void paintLanes(QPainter& p, const TimeAxis& axis);
     void paintHeader(QPainter& p);
+    void paintRange(QPainter& p, const TimeAxis& axis);
+    void paintPath(QPainter& p, const TimeAxis& axis);
+    std::int64_t zoomAnchor() const;  // the time under the cursor, or the view's centre
 
     TimelineModel* m_model = nullptr;
     ZoomState* m_zoom = nullptr;
@@ -119,6 +149,11 @@ private:
     int m_pressScroll = 0;
     bool m_pressed = false;
     bool m_dragging = false;
+    Qt::MouseButton m_pressButton = Qt::NoButton;  // left selects a range, right or middle pans
+    std::int64_t m_rangeAnchor = 0;                // where a range drag started
+    std::int64_t m_rangeStart = 0;
+    std::int64_t m_rangeEnd = 0;
+    std::vector<PathMark> m_path;
     int m_hoveredEvent = -1;
     int m_cursorX = -1;                  // the mouse's x over the lanes, for the cursor line; -1 when away
     QString m_cursorLabel;               // the time under it, set on mouse move

@@ -2,7 +2,9 @@
 
 #include "app/common/experiment.h"
 #include "app/common/policy_json.h"
+#include "engine/host_memory.h"
 #include "engine/policy_config.h"
+#include "kernels/model_spec.h"
 #include "profiler/project.h"
 
 #include <QCoreApplication>
@@ -12,8 +14,10 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcessEnvironment>
+#include <QRandomGenerator>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <thread>
 
@@ -22,6 +26,31 @@ namespace {
 
 // How long the other ranks may take to stop by themselves once one has failed, beyond the run's timeout.
 constexpr int kGraceSeconds = 10;
+
+// A model is refused before any worker starts when its ranks cannot all hold it on this machine: each CPU rank
+// keeps at least the parameters and their gradients (4 bytes each); optimizer state, activations and the
+// reduction's buffers come on top, so this bound only ever refuses what could not run.
+bool checkModel(const Experiment& e, std::string* error) {
+    kernels::ModelSpec spec;
+    try {
+        spec = kernels::parseModelSpec(e.model);
+    } catch (const std::invalid_argument& ex) {
+        *error = std::string("model: ") + ex.what();
+        return false;
+    }
+    if (e.backend != "cpu") return true;  // GPU ranks hold their model in device memory, checked by each worker
+    const std::uint64_t perRank = std::uint64_t(kernels::parameterCount(spec)) * sizeof(float) * 2;
+    const std::uint64_t needed = perRank * std::uint64_t(e.ranks);
+    const std::uint64_t available = engine::availableHostMemoryBytes();
+    if (available > 0 && needed > available) {
+        auto gib = [](std::uint64_t b) { return QString::number(double(b) / double(1ull << 30), 'f', 1).toStdString(); };
+        *error = "model '" + spec.name + "' needs at least " + gib(perRank) + " GiB per rank for its parameters and "
+                 "gradients, " + gib(needed) + " GiB for " + std::to_string(e.ranks) + " ranks, but this machine has " +
+                 gib(available) + " GiB available";
+        return false;
+    }
+    return true;
+}
 
 std::optional<Experiment> resolveExperiment(const RunLauncher::Request& r, std::string* error) {
     auto experiment = loadExperiment(r.experimentPath.toStdString(), error);
@@ -40,7 +69,7 @@ std::optional<Experiment> resolveExperiment(const RunLauncher::Request& r, std::
     if (r.linkLatencyUs >= 0) o.linkLatencyUs = r.linkLatencyUs;
     if (r.timeoutSeconds > 0) o.timeoutSeconds = r.timeoutSeconds;
     auto resolved = applyOverrides(std::move(*experiment), o, error);
-    if (!resolved) return std::nullopt;
+    if (!resolved || !checkModel(*resolved, error)) return std::nullopt;
     // Settings that are wrong whatever the model is are refused here, before any worker starts; the rest
     // (manual priorities per tensor, fusion groups) is checked by each worker against its model's tensors.
     engine::PolicyConfig config;
@@ -125,18 +154,24 @@ void RunLauncher::start(const Request& request) {
     iterations_ = experiment->iterations;
     timeoutSeconds_ = experiment->timeoutSeconds;
     runDir_ = request.runDir;
+    removeRunDir_ = runDir_.isEmpty() && !request.keepRunDir;
     if (runDir_.isEmpty()) {
         runDir_ = request.projectPath + ".runs/" +
                   QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz"));
     }
     if (!QDir().mkpath(runDir_ + "/rendezvous"))
         return fail(QStringLiteral("cannot create the run directory %1").arg(runDir_), 1);
+    // The rendezvous store holds the ranks' listening addresses: nobody else may read or plant files there.
+    QFile::setPermissions(runDir_ + "/rendezvous", QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     {
         std::ofstream out((runDir_ + "/experiment.json").toStdString());
         out << experiment->toJson().dump(2) << "\n";
         if (!out) return fail(QStringLiteral("cannot write %1/experiment.json").arg(runDir_), 1);
     }
 
+    // Every rank file of this run carries this key; merge refuses rank files whose keys differ.
+    const QString runKey = QFileInfo(runDir_).fileName() + "-" +
+                           QString::number(QRandomGenerator::system()->generate64(), 16);
     const QString worker = workerPath();
     workers_.resize(static_cast<std::size_t>(ranks_));
     for (int r = 0; r < ranks_; ++r) {
@@ -148,6 +183,7 @@ void RunLauncher::start(const Request& request) {
         env.insert("PACER_WORLD_SIZE", QString::number(ranks_));
         env.insert("PACER_LOCAL_RANK", QString::number(r));
         env.insert("PACER_RENDEZVOUS", runDir_ + "/rendezvous");
+        env.insert("PACER_RUN_KEY", runKey);
         // One BLAS thread per rank unless the experiment says otherwise: ranks must not fight over cores.
         env.insert("OPENBLAS_NUM_THREADS", QString::number(experiment->threadsPerRank));
         w.process->setProcessEnvironment(env);
@@ -272,15 +308,20 @@ void RunLauncher::report(qint64 runId, const QString& mergeError) {
         iterMs = std::max(iterMs, w.iterMs);
         paramsMatch = paramsMatch && w.done && w.paramHash == workers_.front().paramHash;
     }
+    // Everything worth keeping is in the project now; a failed run (above) keeps its directory for diagnosis.
+    if (removeRunDir_) {
+        QDir(runDir_).removeRecursively();
+        QDir().rmdir(projectPath_ + ".runs");  // only when no other run directory is left in it
+    }
     QJsonObject summary{{"run_id", runId},
                         {"project", projectPath_},
-                        {"run_dir", runDir_},
                         {"ranks", ranks_},
                         {"iterations", iterations_},
                         {"iter_ms", iterMs},
                         {"loss", workers_.front().loss},
                         {"param_hash", workers_.front().paramHash},
                         {"params_match", paramsMatch}};
+    if (!removeRunDir_) summary["run_dir"] = runDir_;
     emit finished(runId, summary);
 }
 

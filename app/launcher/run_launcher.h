@@ -37,6 +37,9 @@ public:
         double linkLatencyUs = -1;   // < 0: the experiment's
         double timeoutSeconds = 0;   // 0: the experiment's
         QString runDir;              // empty: <project>.runs/<timestamp>
+        // The run directory (rank files, rendezvous) holds about twice the run's size again: one the launcher
+        // made itself is removed once the run is merged, unless this is set. A given runDir is never removed.
+        bool keepRunDir = false;
     };
 
     explicit RunLauncher(QObject* parent = nullptr);
@@ -80,6 +83,7 @@ private:
     bool running_ = false;
     bool cancelled_ = false;
     QString runDir_;
+    bool removeRunDir_ = false;  // made by start() and not asked to be kept
     QString projectPath_;
     int ranks_ = 0;
     int iterations_ = 0;

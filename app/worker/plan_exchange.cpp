@@ -2,11 +2,6 @@
 
 #include "engine/replay/observed_run.h"
 #include "engine/sim/simulator.h"
-#include "pacer/config.h"
-
-#if PACER_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 #include <algorithm>
 
@@ -19,21 +14,11 @@ engine::Nanos median(std::vector<std::int64_t> v) {
     return v[v.size() / 2];
 }
 
-// Broadcast from rank 0 through the transport; NCCL wants the bytes in GPU memory.
-engine::Status broadcastBytes(engine::Transport& transport, void* data, std::size_t bytes, bool onDevice) {
-    if (!onDevice) return transport.broadcast(data, bytes, 0);
-#if PACER_HAVE_CUDA
-    void* device = nullptr;
-    if (cudaMalloc(&device, bytes) != cudaSuccess) return engine::Status::error("cudaMalloc failed for the plan");
-    cudaMemcpy(device, data, bytes, cudaMemcpyHostToDevice);
-    engine::Status st = transport.broadcast(device, bytes, 0);
-    if (st.ok() && cudaMemcpy(data, device, bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
-        st = engine::Status::error("cannot copy the plan from the GPU");
-    cudaFree(device);
-    return st;
-#else
-    return engine::Status::error("this build has no CUDA");
-#endif
+// Broadcast from rank 0 through the transport. The bytes stay in host memory: the NCCL transport stages a
+// broadcast through device memory itself (an earlier device copy here made it copy "host to device" from a
+// device pointer).
+engine::Status broadcastBytes(engine::Transport& transport, void* data, std::size_t bytes) {
+    return transport.broadcast(data, bytes, 0);
 }
 
 }  // namespace
@@ -120,13 +105,13 @@ engine::Result<std::vector<engine::CommUnit>> decodePlan(const std::vector<std::
 }
 
 engine::Result<std::vector<engine::CommUnit>> exchangePlan(engine::Transport& transport,
-                                                           std::vector<engine::CommUnit> plan, bool onDevice) {
+                                                           std::vector<engine::CommUnit> plan) {
     std::vector<std::int64_t> words = transport.rank() == 0 ? encodePlan(plan) : std::vector<std::int64_t>{};
     std::int64_t size = static_cast<std::int64_t>(words.size());
-    if (auto st = broadcastBytes(transport, &size, sizeof size, onDevice); !st.ok()) return st;
+    if (auto st = broadcastBytes(transport, &size, sizeof size); !st.ok()) return st;
     if (size <= 0 || size > (1 << 26)) return engine::Status::error("rank 0 sent an impossible plan size");
     words.resize(static_cast<std::size_t>(size));
-    if (auto st = broadcastBytes(transport, words.data(), words.size() * sizeof(std::int64_t), onDevice); !st.ok())
+    if (auto st = broadcastBytes(transport, words.data(), words.size() * sizeof(std::int64_t)); !st.ok())
         return st;
     return decodePlan(words);
 }

@@ -25,10 +25,9 @@ struct PlanInputs {
 
 engine::Result<std::vector<engine::CommUnit>> computePlan(const PlanInputs& in, const engine::PolicyConfig& policy);
 
-// Rank 0's plan reaches every rank (a size, then the encoded units). `onDevice` for NCCL, whose broadcast works
-// on GPU memory.
+// Rank 0's plan reaches every rank (a size, then the encoded units), from host memory on every transport.
 engine::Result<std::vector<engine::CommUnit>> exchangePlan(engine::Transport& transport,
-                                                           std::vector<engine::CommUnit> plan, bool onDevice);
+                                                           std::vector<engine::CommUnit> plan);
 
 // The wire form: [units][priority, pieces, (tensor, segment, offset, count)...]... as int64.
 std::vector<std::int64_t> encodePlan(const std::vector<engine::CommUnit>& plan);

@@ -167,6 +167,8 @@ private:
         t.rank = o_.rank;
         t.size = o_.worldSize;
         t.rendezvous_dir = o_.rendezvous;
+        t.host = o_.host;
+        t.iface = o_.iface;
         t.timeout = timeout();
         t.link_gbps = e.linkGbps;
         t.link_latency_us = e.linkLatencyUs;
@@ -183,6 +185,7 @@ private:
         info.ranks = o_.worldSize;
         info.iterations = e.iterations;
         info.backend = e.backend;
+        info.run_key = o_.runKey;
         info.started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
             std::chrono::system_clock::now().time_since_epoch()).count();
         auto writer = profiler::RankFileWriter::create(o_.runDir + "/rank-" + std::to_string(o_.rank) + ".pacer", info,
@@ -378,7 +381,7 @@ private:
             if (!computed.ok()) throw RunError("plan: " + computed.status().message());
             plan = std::move(computed).value();
         }
-        auto shared = exchangePlan(*transport_, std::move(plan), s_.device == kernels::Device::Cuda);
+        auto shared = exchangePlan(*transport_, std::move(plan));
         if (!shared.ok()) throw RunError("plan: " + shared.status().message());
         progress_.note("plan mode: following a unit order of " + std::to_string(shared.value().size()) + " units");
         startRuntime(std::move(shared).value());

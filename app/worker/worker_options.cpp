@@ -1,6 +1,9 @@
 #include "app/worker/worker_options.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string_view>
 
 namespace pacer::worker {
@@ -16,6 +19,15 @@ std::optional<int> parseInt(std::string_view s) {
     return v;
 }
 
+// FNV-1a of the run key in hex: a directory name whatever characters the key holds.
+std::string keyHash(const std::string& key) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+}
+
 std::string env(const char* name) {
     const char* v = std::getenv(name);
     return v ? v : "";
@@ -27,7 +39,9 @@ const char* workerUsage() {
     return "usage: pacer-worker --run-dir DIR [--experiment FILE] [--rank R --world-size N] [--local-rank L]\n"
            "                    [--rendezvous DIR] [--dump-params FILE]\n"
            "Runs one rank of a Pacer experiment. Without flags, rank and world size come from PACER_RANK,\n"
-           "PACER_WORLD_SIZE, PACER_LOCAL_RANK and PACER_RENDEZVOUS (set by a cluster launcher).\n";
+           "PACER_WORLD_SIZE, PACER_LOCAL_RANK and PACER_RENDEZVOUS (set by a cluster launcher); PACER_RUN_KEY\n"
+           "names the run in its rank files (default: the run directory). Across nodes, PACER_IFNAME (an interface)\n"
+           "or PACER_HOST (an address) says where this rank listens; the default is loopback.\n";
 }
 
 std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::string* error, bool* help) {
@@ -80,6 +94,17 @@ std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::stri
     }
     if (o.experimentPath.empty()) o.experimentPath = o.runDir + "/experiment.json";
     if (o.rendezvous.empty()) o.rendezvous = o.runDir + "/rendezvous";
+    if (const std::string host = env("PACER_HOST"); !host.empty()) o.host = host;
+    o.iface = env("PACER_IFNAME");
+    o.runKey = env("PACER_RUN_KEY");
+    if (o.runKey.empty()) {
+        std::error_code ec;
+        const auto dir = std::filesystem::weakly_canonical(o.runDir, ec);
+        o.runKey = ec ? o.runDir : dir.string();
+    }
+    // Each run meets in a namespace of its own under the rendezvous directory, so a directory reused by the next
+    // run (a fresh PACER_RUN_KEY) never meets the files of the last; a namespace used before is reported as stale.
+    o.rendezvous += "/run-" + keyHash(o.runKey);
     return o;
 }
 

@@ -2,14 +2,18 @@
 
 #include "engine/collectives/algorithm_cost.h"
 #include "engine/collectives/calibrate.h"
+#include "engine/host_memory.h"
 #include "engine/plan.h"
 #include "engine/policy_config.h"
 #include "engine/runtime.h"
 #include "engine/transport/transport.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <new>
+#include <string>
 #include <thread>
 
 namespace pacer::engine {
@@ -122,6 +126,19 @@ Status validate(const AllreduceBenchOptions& o) {
     if (o.ranks < 1 || o.ranks > 64) return Status::error("ranks must be 1..64, got " + std::to_string(o.ranks));
     if (o.min_bytes < sizeof(float)) return Status::error("the smallest size must be at least 4 bytes");
     if (o.max_bytes < o.min_bytes) return Status::error("the largest size is below the smallest");
+    // Every rank holds one buffer of the largest size (Gloo and the runtime add their own on top).
+    const std::uint64_t available = availableHostMemoryBytes();
+    const long double needed = static_cast<long double>(o.max_bytes) * o.ranks;
+    if (o.max_bytes > (std::size_t(1) << 40) || (available > 0 && needed > static_cast<long double>(available))) {
+        auto gib = [](long double b) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.1f", static_cast<double>(b / (1ull << 30)));
+            return std::string(text);
+        };
+        return Status::error("sizes up to " + gib(o.max_bytes) + " GiB on " + std::to_string(o.ranks) +
+                             " ranks need at least " + gib(needed) + " GiB, but this machine has " + gib(available) +
+                             " GiB available");
+    }
     if (o.segment_bytes < sizeof(float)) return Status::error("segment size must be at least 4 bytes");
     if (o.iterations < 1) return Status::error("iterations must be at least 1");
     if (o.warmup < 0) return Status::error("warmup cannot be negative");
@@ -171,21 +188,27 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
                 results[r] = transport.status();
                 return;
             }
-            EngineSide side;
-            if (isCollectiveAlgorithm(o.algorithm)) {
-                side.algorithm = parseAlgorithm(o.algorithm).value();
-                side.topology = benchTopology(o).value();
-                // auto chooses by α, β, γ: those of the emulated link, or fitted on these ranks now.
-                if (o.link_gbps > 0) {
-                    side.link = emulatedLink(o.link_gbps, o.link_latency_us);
-                } else if (side.algorithm == Algorithm::Auto) {
-                    auto fitted = calibrateLinkParams(**transport, side.topology);
-                    if (!fitted.ok()) results[r] = fitted.status();
-                    else side.link = fitted.value();
+            // Memory may still run out (other programs, Gloo's buffers): a failure like any other, never an abort in
+            // a thread, so the temporary directory below is always removed.
+            try {
+                EngineSide side;
+                if (isCollectiveAlgorithm(o.algorithm)) {
+                    side.algorithm = parseAlgorithm(o.algorithm).value();
+                    side.topology = benchTopology(o).value();
+                    // auto chooses by α, β, γ: those of the emulated link, or fitted on these ranks now.
+                    if (o.link_gbps > 0) {
+                        side.link = emulatedLink(o.link_gbps, o.link_latency_us);
+                    } else if (side.algorithm == Algorithm::Auto) {
+                        auto fitted = calibrateLinkParams(**transport, side.topology);
+                        if (!fitted.ok()) results[r] = fitted.status();
+                        else side.link = fitted.value();
+                    }
                 }
+                for (std::size_t s = 0; s < sizes.size() && results[r].ok(); ++s)
+                    results[r] = benchOneSize(**transport, o, side, sizes[s], times[r][s]);
+            } catch (const std::bad_alloc&) {
+                results[r] = Status::error("rank " + std::to_string(r) + ": out of memory");
             }
-            for (std::size_t s = 0; s < sizes.size() && results[r].ok(); ++s)
-                results[r] = benchOneSize(**transport, o, side, sizes[s], times[r][s]);
             if (!results[r].ok()) (*transport)->abort();  // the other ranks fail fast instead of timing out
         });
     }

@@ -1,9 +1,9 @@
 #include "engine/collectives/topology.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <charconv>
 #include <functional>
-#include <sstream>
+#include <limits>
 
 namespace pacer::engine {
 
@@ -64,9 +64,17 @@ std::string Topology::describe() const {
 Status validate(const Topology& t, int ranks) {
     if (t.kind != Topology::Kind::Torus) return Status::success();
     if (t.dims.empty() || t.dims.size() > 8) return Status::error("a torus needs 1 to 8 dimensions");
-    for (int d : t.dims)
+    // The product is checked as it grows: dimensions up to 2^20 each would overflow ranks()' int (and could wrap
+    // onto the rank count).
+    long long product = 1;
+    for (int d : t.dims) {
         if (d < 1) return Status::error("torus dimensions must be at least 1, got " + std::to_string(d));
-    if (t.ranks() != ranks)
+        product *= d;
+        if (product > std::numeric_limits<int>::max())
+            return Status::error("a " + t.describe() + " holds more than " + std::to_string(std::numeric_limits<int>::max()) +
+                                 " ranks");
+    }
+    if (product != ranks)
         return Status::error("a " + t.describe() + " holds " + std::to_string(t.ranks()) + " ranks, not " +
                              std::to_string(ranks));
     return Status::success();
@@ -78,14 +86,19 @@ Result<Topology> parseTopology(const std::string& text, int ranks) {
     if (text == "torus") return balancedTorus(ranks);
     if (text.rfind("torus:", 0) == 0) {
         Topology t = Topology::torus({});
-        std::stringstream in(text.substr(6));
-        std::string part;
-        while (std::getline(in, part, 'x')) {
-            char* end = nullptr;
-            const long v = std::strtol(part.c_str(), &end, 10);
-            if (part.empty() || *end != '\0' || v < 1 || v > 1 << 20)
+        // Digits only, every part present: "torus:2x", "torus:+2x2" or "torus: 4" are refused, never read as a
+        // nearby shape.
+        const std::string dims = text.substr(6);
+        for (std::size_t at = 0;;) {
+            const std::size_t x = std::min(dims.find('x', at), dims.size());
+            const std::string part = dims.substr(at, x - at);
+            int v = 0;
+            auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+            if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || v < 1 || v > 1 << 20)
                 return Status::error("bad torus dimension '" + part + "' in '" + text + "' (expected e.g. torus:4x4x2)");
-            t.dims.push_back(static_cast<int>(v));
+            t.dims.push_back(v);
+            if (x == dims.size()) break;
+            at = x + 1;
         }
         PACER_RETURN_IF_ERROR(validate(t, ranks));
         return t;

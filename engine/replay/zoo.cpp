@@ -57,9 +57,25 @@ std::size_t parameterCount(const Workload& w) {
     return n;
 }
 
+// A profile nested deeper than this is refused while parsing: copying or destroying a value recurses once per
+// level, so a file nested thousands deep would overflow the stack after a successful parse.
+constexpr int kMaxProfileDepth = 64;
+
+static json parseBounded(const std::string& text) {
+    bool tooDeep = false;
+    json doc = json::parse(
+        text,
+        [&](int depth, json::parse_event_t, json&) {
+            tooDeep = tooDeep || depth > kMaxProfileDepth;
+            return !tooDeep;  // from the first too deep value on, everything is dropped (the result is discarded)
+        },
+        /*allow_exceptions=*/false);
+    return tooDeep ? json(json::value_t::discarded) : doc;
+}
+
 Result<Workload> parseProfile(const std::string& text, double deviceTflops, const std::string& origin) {
-    json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded()) return Status::error(origin + ": not valid JSON");
+    json doc = parseBounded(text);
+    if (doc.is_discarded()) return Status::error(origin + ": not valid JSON (or nested too deep)");
     if (!doc.is_object()) return Status::error(origin + ": a profile is a JSON object");
     auto layersIt = doc.find("layers");
     if (layersIt == doc.end() || !layersIt->is_array() || layersIt->empty())
@@ -194,7 +210,7 @@ std::vector<ZooEntry> listZoo(const std::vector<std::string>& zooDirs) {
         if (w.ok()) {
             e.tensors = static_cast<int>(w.value().tensors.size());
             e.parameters = parameterCount(w.value());
-            const json doc = json::parse(text, nullptr, false);
+            const json doc = parseBounded(text);
             e.description = doc.value("description", "");
         } else {
             e.error = w.status().message();

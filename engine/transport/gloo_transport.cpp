@@ -101,12 +101,9 @@ public:
     }
 
     void abort() override {
-        bool expected = false;
-        if (!failed_.compare_exchange_strong(expected, true)) return;
-        {
-            std::lock_guard lock(mutex_);
-            if (error_.empty()) error_ = "rank " + std::to_string(options_.rank) + ": transport aborted";
-        }
+        // The message first, then the flag: whoever sees failed_ must find the message in place.
+        setError("rank " + std::to_string(options_.rank) + ": transport aborted");
+        if (failed_.exchange(true)) return;
         for (auto& context : contexts_) {
             try {
                 context->closeConnections();  // wakes a collective blocked on another thread with an I/O error
@@ -123,6 +120,12 @@ private:
         return Status::error(error_);
     }
 
+    // The first failure's message stands; later ones (peers aborting in its wake) would only hide the cause.
+    void setError(const std::string& message) {
+        std::lock_guard lock(mutex_);
+        if (error_.empty()) error_ = message;
+    }
+
     // Runs one collective; `emulatedEnd(start)` reserves its time on the emulated link.
     template <typename Reserve, typename Op>
     Status run(const char* what, std::size_t bytes, Reserve&& emulatedEnd, Op&& op) {
@@ -131,13 +134,14 @@ private:
         try {
             op();
         } catch (const std::exception& e) {
-            const bool wasAborted = failed_.exchange(true);
-            std::lock_guard lock(mutex_);
-            if (!wasAborted || error_.empty()) {
-                error_ = "rank " + std::to_string(options_.rank) + ": " + what + " of " + std::to_string(bytes) +
-                         " bytes failed: " + heartbeat_->diagnose() + " [gloo: " + e.what() + "]";
+            // Aborted by the runtime (another channel failed first): that failure is the message. Otherwise name
+            // the culprit (the heartbeat check may wait a moment, outside the lock), then raise the flag.
+            if (!failed_) {
+                setError("rank " + std::to_string(options_.rank) + ": " + what + " of " + std::to_string(bytes) +
+                         " bytes failed: " + heartbeat_->diagnose() + " [gloo: " + e.what() + "]");
+                failed_ = true;
             }
-            return Status::error(error_);
+            return failure();
         }
         link_.paceUntil(done);
         return Status::success();
@@ -194,18 +198,26 @@ Status GlooPointToPoint::exchange(int round, std::span<const P2POp> sends, std::
 
 Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& o) {
     PACER_RETURN_IF_ERROR(validate(o));
-    std::error_code ec;
-    std::filesystem::create_directories(o.rendezvous_dir, ec);
-    if (ec) return Status::error("cannot create rendezvous directory " + o.rendezvous_dir + ": " + ec.message());
+    PACER_RETURN_IF_ERROR(makeRendezvousDir(o.rendezvous_dir, o.rank));
     auto heartbeat = std::make_unique<Heartbeat>(o.rendezvous_dir, o.rank, o.size);
+    // The device's event-loop thread (started here or while connecting) receives every message and wakes the
+    // waiting caller: on a CPU rank it is part of the stand-in NIC, so it gets short scheduler slices
+    // (engine/transport/latency_hint.h).
+    const std::set<pid_t> before = processThreads();
+    std::shared_ptr<gloo::transport::Device> device;
     try {
+        // Loopback by default; across nodes the launcher names the address (PACER_HOST) or interface (PACER_IFNAME)
+        // the peers can reach, as GLOO_SOCKET_IFNAME and NCCL_SOCKET_IFNAME do.
         gloo::transport::tcp::attr attr;
-        attr.hostname = o.host;
-        // The device's event-loop thread (started here or while connecting) receives every message and wakes the
-        // waiting caller: on a CPU rank it is part of the stand-in NIC, so it gets short scheduler slices
-        // (engine/transport/latency_hint.h).
-        const std::set<pid_t> before = processThreads();
-        auto device = gloo::transport::tcp::CreateDevice(attr);
+        if (!o.iface.empty()) attr.iface = o.iface;
+        else attr.hostname = o.host;
+        device = gloo::transport::tcp::CreateDevice(attr);
+    } catch (const std::exception& e) {
+        return Status::error("rank " + std::to_string(o.rank) + ": cannot listen on " +
+                             (o.iface.empty() ? "address " + o.host : "interface " + o.iface) + " [gloo: " + e.what() +
+                             "]");
+    }
+    try {
         gloo::rendezvous::FileStore fileStore(o.rendezvous_dir);
         // Channel 0 keeps the store prefix of a one-channel transport; the others get their own connections.
         std::vector<std::shared_ptr<gloo::Context>> contexts;

@@ -41,7 +41,9 @@ Heartbeat::~Heartbeat() {
     thread_.join();
 }
 
-std::string Heartbeat::pathOf(int rank) const { return dir_ + "/pacer-heartbeat-" + std::to_string(rank); }
+std::string Heartbeat::pathOf(const std::string& dir, int rank) {
+    return dir + "/pacer-heartbeat-" + std::to_string(rank);
+}
 
 void Heartbeat::beat() const {
     const std::string path = pathOf(rank_);

@@ -27,8 +27,11 @@ public:
     // all peers are alive (then one is stuck).
     std::string diagnose(std::chrono::milliseconds patience = std::chrono::milliseconds(1500)) const;
 
+    // The heartbeat file of `rank` in rendezvous directory `dir`.
+    static std::string pathOf(const std::string& dir, int rank);
+
 private:
-    std::string pathOf(int rank) const;
+    std::string pathOf(int rank) const { return pathOf(dir_, rank); }
     void beat() const;
     void run();
 

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <vector>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 #endif
 
@@ -74,6 +75,7 @@ public:
             else ncclCommDestroy(comm_);
         }
         if (scratchDevice_) cudaFree(scratchDevice_);
+        if (controlDevice_) cudaFree(controlDevice_);
         if (ownsStream_ && stream_) cudaStreamDestroy(stream_);
     }
 
@@ -94,15 +96,30 @@ public:
     // each one over its own channels (SMs and links).
     Status allreduceOn(int channel, float* data, std::size_t count) override {
         if (channel != 0) return Status::error("the NCCL transport has one channel, not " + std::to_string(channel + 1));
-        if (failed_) return Status::error(error_);
+        if (failed_) return failure();
         if (count == 0) return Status::success();
-        const ncclResult_t r = ncclAllReduce(data, data, count, ncclFloat32, ncclSum, comm_, stream_);
+        // NCCL reduces device memory only. The runtime's dynamic-order control block (readiness flags and rank 0's
+        // clock) is built on the host each round: it is staged through a device buffer of its own here, instead of
+        // handing NCCL a host pointer.
+        cudaPointerAttributes where{};
+        const bool onDevice = cudaPointerGetAttributes(&where, data) == cudaSuccess &&
+                              (where.type == cudaMemoryTypeDevice || where.type == cudaMemoryTypeManaged);
+        (void)cudaGetLastError();  // a host pointer may leave an error behind on older runtimes
+        float* target = data;
+        if (!onDevice) {
+            PACER_RETURN_IF_ERROR(ensureControlBuffer(count));
+            PACER_CUDA_CHECK(cudaMemcpyAsync(controlDevice_, data, count * sizeof(float), cudaMemcpyHostToDevice, stream_));
+            target = controlDevice_;
+        }
+        const ncclResult_t r = ncclAllReduce(target, target, count, ncclFloat32, ncclSum, comm_, stream_);
         if (r != ncclSuccess && r != ncclInProgress) return fail("ncclAllReduce", r);
+        if (!onDevice)
+            PACER_CUDA_CHECK(cudaMemcpyAsync(data, controlDevice_, count * sizeof(float), cudaMemcpyDeviceToHost, stream_));
         return waitStream("all-reduce of " + std::to_string(count * sizeof(float)) + " bytes");
     }
 
     Status broadcast(void* data, std::size_t bytes, int root) override {
-        if (failed_) return Status::error(error_);
+        if (failed_) return failure();
         if (bytes == 0) return Status::success();
         // The runtime broadcasts small host-side control blocks; stage them through device scratch space.
         auto dev = scratch((bytes + sizeof(float) - 1) / sizeof(float), 0);
@@ -114,9 +131,11 @@ public:
         return waitStream("broadcast of " + std::to_string(bytes) + " bytes");
     }
 
+    // From any thread (the runtime's fail()): only the flag and the message; the comm thread, polling, sees the
+    // flag and aborts the communicator itself.
     void abort() override {
-        if (failed_.exchange(true)) return;
-        if (error_.empty()) error_ = "rank " + std::to_string(options_.rank) + ": transport aborted";
+        setError("rank " + std::to_string(options_.rank) + ": transport aborted");
+        failed_ = true;
     }
 
     Status copy(float* dst, const float* src, std::size_t count) override {
@@ -150,20 +169,44 @@ public:
 private:
     friend class NcclPointToPoint;
 
-    Status fail(const std::string& what, ncclResult_t r) {
-        failed_ = true;
-        error_ = "rank " + std::to_string(options_.rank) + ": " + what + " failed: " + ncclGetErrorString(r) + "; " +
-                 heartbeat_->diagnose();
-        if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
+    Status ensureControlBuffer(std::size_t count) {
+        if (count <= controlDeviceCount_) return Status::success();
+        if (controlDevice_) cudaFree(controlDevice_);
+        controlDevice_ = nullptr;
+        controlDeviceCount_ = 0;
+        const cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&controlDevice_), count * sizeof(float));
+        if (e != cudaSuccess) return Status::error("cudaMalloc of the control block failed: " + cudaText(e));
+        controlDeviceCount_ = count;
+        return Status::success();
+    }
+
+    // error_ is read and written from the comm thread and from abort() on another: always under the lock, the
+    // message set before the flag, the first message kept.
+    void setError(const std::string& message) {
+        std::lock_guard lock(errorMutex_);
+        if (error_.empty()) error_ = message;
+    }
+    Status failure() const {
+        std::lock_guard lock(errorMutex_);
         return Status::error(error_);
     }
 
-    Status timedOut(const std::string& what) {
+    // On the comm thread: the message, then the flag, then the communicator is aborted.
+    Status failWith(const std::string& message) {
+        setError(message);
         failed_ = true;
-        error_ = "rank " + std::to_string(options_.rank) + ": " + what + " did not finish within " +
-                 std::to_string(options_.timeout.count()) + " ms: " + heartbeat_->diagnose();
         if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
-        return Status::error(error_);
+        return failure();
+    }
+
+    Status fail(const std::string& what, ncclResult_t r) {
+        return failWith("rank " + std::to_string(options_.rank) + ": " + what + " failed: " + ncclGetErrorString(r) +
+                        "; " + heartbeat_->diagnose());
+    }
+
+    Status timedOut(const std::string& what) {
+        return failWith("rank " + std::to_string(options_.rank) + ": " + what + " did not finish within " +
+                        std::to_string(options_.timeout.count()) + " ms: " + heartbeat_->diagnose());
     }
 
     Status waitComm(const std::string& what) {
@@ -173,7 +216,7 @@ private:
             ncclCommGetAsyncError(comm_, &state);
             if (state == ncclSuccess) return Status::success();
             if (state != ncclInProgress) return fail(what, state);
-            if (failed_) return Status::error(error_);
+            if (failed_) return failure();
             if (std::chrono::steady_clock::now() > deadline) return timedOut(what);
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
@@ -186,16 +229,16 @@ private:
             const cudaError_t e = cudaStreamQuery(stream_);
             if (e == cudaSuccess) return Status::success();
             if (e != cudaErrorNotReady) {
+                setError("rank " + std::to_string(options_.rank) + ": " + what + ": " + cudaText(e));
                 failed_ = true;
-                error_ = "rank " + std::to_string(options_.rank) + ": " + what + ": " + cudaText(e);
-                return Status::error(error_);
+                return failure();
             }
             ncclResult_t state = ncclSuccess;
             ncclCommGetAsyncError(comm_, &state);
             if (state != ncclSuccess && state != ncclInProgress) return fail(what, state);
             if (failed_) {
                 if (comm_) ncclCommAbort(comm_), comm_ = nullptr;
-                return Status::error(error_);
+                return failure();
             }
             if (std::chrono::steady_clock::now() > deadline) return timedOut(what);
             std::this_thread::sleep_for(std::chrono::microseconds(20));
@@ -209,9 +252,12 @@ private:
     std::unique_ptr<Heartbeat> heartbeat_;
     ncclComm_t comm_ = nullptr;
     std::atomic<bool> failed_{false};
+    mutable std::mutex errorMutex_;
     std::string error_;
     float* scratchDevice_ = nullptr;
     std::size_t scratchDeviceCount_ = 0;
+    float* controlDevice_ = nullptr;  // host-built control blocks, staged for NCCL
+    std::size_t controlDeviceCount_ = 0;
     NcclPointToPoint p2p_{*this};
 };
 
@@ -225,7 +271,7 @@ int NcclPointToPoint::rank() const { return owner_.rank(); }
 int NcclPointToPoint::size() const { return owner_.size(); }
 
 Status NcclPointToPoint::exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) {
-    if (owner_.failed_) return Status::error(owner_.error_);
+    if (owner_.failed_) return owner_.failure();
     if (sends.empty() && receives.empty()) return Status::success();
     ncclResult_t r = ncclGroupStart();
     for (const P2POp& op : receives)
@@ -285,8 +331,7 @@ Result<std::unique_ptr<Transport>> makeNcclTransport(const TransportOptions& o, 
     if (cudaDevice < 0 || cudaDevice >= devices)
         return Status::error("CUDA device " + std::to_string(cudaDevice) + " does not exist (" +
                              std::to_string(devices) + " found)");
-    std::error_code ec;
-    std::filesystem::create_directories(o.rendezvous_dir, ec);
+    PACER_RETURN_IF_ERROR(makeRendezvousDir(o.rendezvous_dir, o.rank));
     ncclUniqueId id{};
     try {
         gloo::rendezvous::FileStore fileStore(o.rendezvous_dir);

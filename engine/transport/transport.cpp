@@ -1,6 +1,9 @@
 #include "engine/transport/transport.h"
 
+#include "engine/transport/heartbeat.h"
+
 #include <cstring>
+#include <filesystem>
 
 namespace pacer::engine {
 
@@ -32,6 +35,20 @@ Status validate(const TransportOptions& o) {
     if (o.link_latency_us < 0) return Status::error("link latency cannot be negative");
     if (o.channels < 1 || o.channels > 16)
         return Status::error("channels must be 1..16, got " + std::to_string(o.channels));
+    return Status::success();
+}
+
+Status makeRendezvousDir(const std::string& dir, int rank) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool created = fs::create_directories(dir, ec);
+    if (ec) return Status::error("cannot create rendezvous directory " + dir + ": " + ec.message());
+    if (created) fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+    if (ec) return Status::error("cannot make rendezvous directory " + dir + " private: " + ec.message());
+    if (fs::exists(Heartbeat::pathOf(dir, rank), ec))
+        return Status::error("rank " + std::to_string(rank) + ": the rendezvous directory " + dir +
+                             " is stale: an earlier run's rank " + std::to_string(rank) +
+                             " used it. Give each run its own rendezvous directory or PACER_RUN_KEY");
     return Status::success();
 }
 

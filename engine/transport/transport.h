@@ -29,6 +29,7 @@ struct TransportOptions {
     double link_gbps = 0;                       // 0 = no emulation
     double link_latency_us = 0;                 // per message step of the ring; 0 = none
     std::string host = "127.0.0.1";             // address this rank listens on (Gloo TCP)
+    std::string iface;                          // or this network interface's address, when set (e.g. "eth0")
     // Collectives that may be in flight at once (Gloo: one connection set each, over one event loop, as
     // PyTorch's ProcessGroupGloo runs two by default). Each collective pays a fixed cost of thread wake-ups
     // and handshakes; with two or more in flight, one's fixed cost hides behind another's transfer.
@@ -74,6 +75,12 @@ private:
 };
 
 Status validate(const TransportOptions& options);
+
+// Creates the rendezvous directory when missing, private to the user (0700): the store holds the ranks' listening
+// addresses, and anyone who can write there can take a rank's place. An existing directory is left as it is, but
+// one where `rank` has been before (its heartbeat file is there) belongs to an earlier run: that is reported as
+// such, instead of the rendezvous failing later on the old run's files ("File already exists").
+Status makeRendezvousDir(const std::string& dir, int rank);
 
 Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& options);
 

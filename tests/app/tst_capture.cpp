@@ -4,6 +4,8 @@
 #include "process_helpers.h"
 #include "profiler/project.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -31,6 +33,9 @@ private slots:
         QVERIFY(s["iter_ms"].toDouble() > 0);
         QVERIFY2(s["params_match"].toBool(), "final parameters differ between ranks");
         runId_ = s["run_id"].toInteger();
+        // Once merged, the run directory (rank files, rendezvous) is gone: it would double the project's size.
+        QVERIFY2(!s.contains("run_dir"), r.out.constData());
+        QVERIFY2(!QDir(project_ + ".runs").exists(), "the run directory was kept after a successful merge");
     }
 
     void projectHoldsEveryLayerAndTensor() {
@@ -73,8 +78,17 @@ private slots:
         const QString project = dir_.filePath("channels.pacer");
         const ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-2rank.json"), "--out",
                                         project, "--iterations", "8", "--policy", "fifo", "--order", "plan",
-                                        "--channels", "2", "--json"});
+                                        "--channels", "2", "--keep-run-dir", "--json"});
         QVERIFY2(r.finished && r.exitCode == 0, r.err.constData());
+        // Asked to keep it: the run directory stays, with one rank file per rank.
+        const QDir runDir(r.json()["run_dir"].toString());
+        QVERIFY2(runDir.exists() && runDir.path().startsWith(project + ".runs/"), r.out.constData());
+        QCOMPARE(runDir.entryList({"rank-*.pacer"}, QDir::Files).size(), 2);
+        // The rendezvous store holds the ranks' addresses: private to the user.
+        QCOMPARE(QFileInfo(runDir.filePath("rendezvous")).permissions() &
+                     (QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther |
+                      QFileDevice::WriteOther | QFileDevice::ExeOther),
+                 QFileDevice::Permissions{});
         QVERIFY(r.json()["params_match"].toBool());
         auto trace = pacer::profiler::readRun(project.toStdString(), r.json()["run_id"].toInteger());
         QVERIFY(trace.ok());
@@ -99,6 +113,37 @@ private slots:
         for (int rank = 0; rank < 2; ++rank)
             for (int it = 0; it < 8; ++it)
                 for (const auto& tensor : t.tensors) QCOMPARE(allreduce[std::make_tuple(rank, it, tensor.id)], 1);
+    }
+
+    // Where ranks listen comes from the environment (for clusters); loopback when nothing is set.
+    void listensWhereTheEnvironmentSays_data() {
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("failure");  // empty: the capture succeeds
+        QTest::newRow("PACER_IFNAME=lo") << "PACER_IFNAME" << "lo" << "";
+        QTest::newRow("PACER_HOST=127.0.0.2") << "PACER_HOST" << "127.0.0.2" << "";
+        QTest::newRow("no such interface") << "PACER_IFNAME" << "pacer-none0" << "cannot listen on interface pacer-none0";
+        QTest::newRow("an address not on this machine") << "PACER_HOST" << "203.0.113.7"
+                                                        << "cannot listen on address 203.0.113.7";
+    }
+    void listensWhereTheEnvironmentSays() {
+        QFETCH(QString, variable);
+        QFETCH(QString, value);
+        QFETCH(QString, failure);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PACER_WORKER", PACER_WORKER_PATH);
+        env.insert(variable, value);
+        const QString project = dir_.filePath("listen-" + value + ".pacer");
+        const ProcessResult r = runProgram(PACER_CLI_PATH, {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
+                                                            "--out", project, "--iterations", "2", "--json"},
+                                           120000, env);
+        QVERIFY2(r.finished, "capture did not finish");
+        if (failure.isEmpty()) {
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            return;
+        }
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(failure.toUtf8()), r.err.constData());
     }
 
 private:

@@ -1,17 +1,31 @@
 // pacer-cli turns bad usage and bad input into exit code 2 with exactly one clear line on stderr, and never
 // touches the target project when it refuses.
 #include "process_helpers.h"
+#include "profiler/project.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <fstream>
 
 using namespace pacer::testing;
 
 class CliErrorsTest : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { QVERIFY(dir_.isValid()); }
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        // A project with one small run, for the export rows.
+        pacer::profiler::RunTrace t;
+        t.tracks.push_back({0, 0, pacer::profiler::TrackKind::Compute, "rank 0 compute"});
+        t.events.push_back({});
+        t.events.back().start = 100;
+        t.events.back().end = 200;
+        t.events.back().track = 0;
+        QVERIFY(pacer::profiler::writeRun(dir_.filePath("has-a-run.pacer").toStdString(), t, {}).ok());
+    }
 
     void refusesBadInput_data() {
         QTest::addColumn<QStringList>("args");
@@ -37,6 +51,13 @@ private slots:
         QTest::newRow("export missing project") << QStringList{"export", "--format", "chrome", "--project", missing,
                                                                "--run", "1", "--out", dir_.filePath("o.json")}
                                                 << "does-not-exist.pacer";
+        const QString withRun = dir_.filePath("has-a-run.pacer");
+        QTest::newRow("export over the project it reads")
+            << QStringList{"export", "--format", "chrome", "--project", withRun, "--run", "1", "--out", withRun}
+            << "is the project being exported";
+        QTest::newRow("export over a user's file")
+            << QStringList{"export", "--format", "chrome", "--project", withRun, "--run", "1", "--out", text}
+            << "not a Pacer export";
         QTest::newRow("capture missing experiment") << QStringList{"capture", "--experiment", dir_.filePath("none.json"),
                                                                    "--out", dir_.filePath("y.pacer")} << "none.json";
         QTest::newRow("capture into non-SQLite project") << QStringList{"capture", "--experiment", exp, "--out", text}
@@ -80,6 +101,54 @@ private slots:
                                                               dir_.filePath("i.pacer")} << "pcap";
         QTest::newRow("sweep without a range") << QStringList{"sweep", "--model", "resnet50", "--policy", "pace"}
                                                << "range";
+        // Experiments that could only run wrongly or fail: refused before any worker starts (no run directory).
+        auto exp2 = [&](const char* name, const nlohmann::json& changes) {
+            return QStringList{"capture", "--experiment", writeExperiment(dir_, name, changes), "--out",
+                               dir_.filePath("bad-input.pacer")};
+        };
+        QTest::newRow("ranks 2^32 + 2") << exp2("wrap.json", {{"ranks", 4294967298LL}}) << "'ranks' is out of range";
+        QTest::newRow("iterations 2.9") << exp2("frac.json", {{"iterations", 2.9}}) << "'iterations' must be a whole number";
+        QTest::newRow("ranks 1e15") << exp2("huge.json", {{"ranks", 1e15}}) << "'ranks' is out of range";
+        // The topology's torus dimensions follow the same whole-number rule; a shape whose product overflows an int
+        // must not wrap onto the rank count.
+        QTest::newRow("torus dimension 1.5")
+            << exp2("torus-frac.json", {{"ranks", 3}, {"topology", {{"torus", {1.5, 2}}}}}) << "whole numbers";
+        QTest::newRow("torus dimensions overflowing")
+            << exp2("torus-wrap.json", {{"ranks", 2}, {"topology", {{"torus", {65536, 65536, 2}}}}}) << "holds more than";
+        QTest::newRow("torus:2x (empty dimension)")
+            << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("bad-input.pacer"), "--topology",
+                           "torus:2x"} << "bad torus dimension";
+        QTest::newRow("torus:+2 (sign)")
+            << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("bad-input.pacer"), "--topology",
+                           "torus:+2"} << "bad torus dimension";
+        QTest::newRow("sweep --ranks 8.5:64")
+            << QStringList{"sweep", "--model", "resnet50", "--policy", "pace", "--ranks", "8.5:64"} << "whole numbers";
+        QTest::newRow("sweep --ranks 8:64x")
+            << QStringList{"sweep", "--model", "resnet50", "--policy", "pace", "--ranks", "8:64x"} << "whole numbers";
+        QTest::newRow("sweep --credit 1:2e3")
+            << QStringList{"sweep", "--model", "resnet50", "--policy", "pace", "--credit", "1:2e3"} << "whole numbers";
+        QTest::newRow("timeout_s 0.0001") << exp2("timeout.json", {{"timeout_s", 0.0001}}) << "timeout_s";
+        QTest::newRow("plan order without warm-up")
+            << exp2("nowarm.json", {{"order", "plan"}, {"warmup_iterations", 0}}) << "warm-up";
+        QTest::newRow("--iterations 2 --order plan")
+            << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("bad-input.pacer"), "--iterations",
+                           "2", "--order", "plan"} << "warm-up";
+        // 64 ranks of 2.1e9 parameters: over a TiB for parameters and gradients alone.
+        QTest::newRow("model larger than memory")
+            << exp2("big.json", {{"ranks", 64}, {"model", {{"family", "mlp"}, {"width", 46000}, {"depth", 3}}}})
+            << "GiB available";
+        QTest::newRow("invalid model") << exp2("badmodel.json", {{"model", {{"family", "mlp"}, {"width", -1}}}})
+                                       << "model:";
+        {
+            const QString deep = dir_.filePath("deep.json");
+            std::ofstream(deep.toStdString()) << R"({"model": )" << std::string(200000, '[')
+                                              << std::string(200000, ']') << "}";
+            QTest::newRow("nested 200,000 levels") << QStringList{"capture", "--experiment", deep, "--out",
+                                                                  dir_.filePath("bad-input.pacer")}
+                                                   << "nested more than";
+        }
+        QTest::newRow("bench sizes beyond memory") << QStringList{"bench", "allreduce", "--sizes", "1024GiB:1024GiB"}
+                                                   << "GiB available";
         QTest::newRow("replay unknown model") << QStringList{"replay", "--model", "no-such-model", "--policy", "pace"}
                                               << "no-such-model";
     }
@@ -96,6 +165,9 @@ private slots:
         QVERIFY2(last.startsWith("pacer-cli: error: "), qPrintable(last));
         QVERIFY2(last.contains(mentions), qPrintable(last));
         QVERIFY2(r.out.isEmpty(), r.out.constData());
+        // Refused before any worker started: no run directory, no project.
+        QCOMPARE(QDir(dir_.path()).entryList({"*.runs"}, QDir::Dirs), QStringList{});
+        QVERIFY(!QFile::exists(dir_.filePath("bad-input.pacer")));
     }
 
     void refusalLeavesProjectUntouched() {

@@ -20,18 +20,23 @@ class FaultsTest : public QObject {
 private slots:
     void initTestCase() { QVERIFY(dir_.isValid()); }
 
-    // Dynamic order, and plan order with 2 channels (killed after warm-up, while both channels carry units).
+    // Dynamic order, and plan order with 2 channels (killed after warm-up, while both channels carry units); and a
+    // rank that hangs (SIGSTOP: its connections stay open, only its heartbeat goes stale) instead of dying.
     void othersStopWhenOneIsKilled_data() {
         QTest::addColumn<QString>("order");
         QTest::addColumn<int>("channels");
-        QTest::newRow("dynamic") << "dynamic" << 1;
-        QTest::newRow("plan, 2 channels") << "plan" << 2;
+        QTest::addColumn<QString>("signal");
+        QTest::newRow("dynamic") << "dynamic" << 1 << "KILL";
+        QTest::newRow("plan, 2 channels") << "plan" << 2 << "KILL";
+        QTest::newRow("dynamic, stopped") << "dynamic" << 1 << "STOP";
+        QTest::newRow("plan, 2 channels, stopped") << "plan" << 2 << "STOP";
     }
     void othersStopWhenOneIsKilled() {
         QFETCH(QString, order);
         QFETCH(int, channels);
+        QFETCH(QString, signal);
         const int ranks = 3;
-        const QString name = QString("killed-%1-%2").arg(order).arg(channels);
+        const QString name = QString("killed-%1-%2-%3").arg(order).arg(channels).arg(signal);
         const QString runDir = dir_.filePath(name);
         QDir().mkpath(runDir + "/rendezvous");
         const QString experiment = writeExperiment(
@@ -50,7 +55,7 @@ private slots:
         // Let training get going: rank 1 reports a few iterations (past warm-up).
         QByteArray seen;
         QTRY_VERIFY_WITH_TIMEOUT((seen += workers[1]->readAllStandardOutput()).count("\"progress\"") >= 5, 60000);
-        workers[1]->kill();
+        QCOMPARE(QProcess::execute("kill", {"-" + signal, QString::number(workers[1]->processId())}), 0);
         QElapsedTimer clock;
         clock.start();
         for (int r : {0, 2}) {
@@ -58,8 +63,11 @@ private slots:
             QVERIFY(workers[r]->exitCode() != 0);
             const QString err = QString::fromUtf8(workers[r]->readAllStandardError());
             QVERIFY2(err.contains("rank 1"), qPrintable("rank " + QString::number(r) + " said: " + err));
+            if (signal == "STOP")
+                QVERIFY2(err.contains("rank 1 stopped responding"), qPrintable("rank " + QString::number(r) + " said: " + err));
         }
         QVERIFY2(clock.elapsed() < (kTimeoutSeconds + 10) * 1000, "the survivors took too long");
+        workers[1]->kill();  // a stopped process still dies of SIGKILL
         workers[1]->waitForFinished(5000);
     }
 
@@ -75,15 +83,13 @@ private slots:
         cli.setProcessEnvironment(env);
         cli.start(PACER_CLI_PATH, {"capture", "--experiment", experiment, "--out", project});
         QVERIFY(cli.waitForStarted(10000));
-        // Find rank 1's worker among the CLI's children once it has made progress, then kill it.
+        // Find rank 1's worker among the CLI's children once it has made progress, then kill it. It is told apart by
+        // its PACER_RANK, not by how many children there are or in which order pgrep lists them.
         QByteArray err;  // accumulated: QTRY evaluates its expression more than once
         QTRY_VERIFY_WITH_TIMEOUT((err += cli.readAllStandardError()).contains("iteration"), 60000);
-        QProcess pgrep;
-        pgrep.start("pgrep", {"-P", QString::number(cli.processId())});
-        QVERIFY(pgrep.waitForFinished(10000));
-        const QStringList pids = QString::fromUtf8(pgrep.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(pids.size(), 2);
-        QProcess::execute("kill", {"-9", pids.last()});
+        const QString rank1 = childWithRank(cli.processId(), 1);
+        QVERIFY2(!rank1.isEmpty(), "no child of pacer-cli runs rank 1");
+        QProcess::execute("kill", {"-9", rank1});
         QVERIFY2(cli.waitForFinished((kTimeoutSeconds + 20) * 1000), "pacer-cli hung after a worker died");
         QCOMPARE(cli.exitCode(), 1);
         err += cli.readAllStandardError();
@@ -95,6 +101,19 @@ private slots:
     }
 
 private:
+    // The pid of the child of `parent` whose environment says PACER_RANK=<rank>, or empty.
+    static QString childWithRank(qint64 parent, int rank) {
+        QProcess pgrep;
+        pgrep.start("pgrep", {"-P", QString::number(parent)});
+        if (!pgrep.waitForFinished(10000)) return {};
+        const QByteArray wanted = "PACER_RANK=" + QByteArray::number(rank);
+        for (const QString& pid : QString::fromUtf8(pgrep.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts)) {
+            QFile environ("/proc/" + pid + "/environ");
+            if (environ.open(QIODevice::ReadOnly) && environ.readAll().split('\0').contains(wanted)) return pid;
+        }
+        return {};
+    }
+
     QTemporaryDir dir_;
 };
 

@@ -1,14 +1,13 @@
-// Kernel benchmarks: GEMM GFLOP/s of Pacer's CPU path (Backend::gemm with the configured threads) against a
-// plain single-thread cblas_sgemm measured in the same run, then per-layer forward/backward times of each sample
-// model family (the compute side that replay uses). --quick: small sizes, one timed iteration.
+// Kernel benchmarks: a whole training step of the sample MLP (and a 1024-wide one) against the same model in
+// PyTorch on the CPU, measured in the same run (skipped, saying why, where python3-torch is missing), then
+// per-layer forward/backward times of each sample model family (the compute side that replay uses).
+// --quick: small sizes, few timed steps.
 //   bench_kernels [--quick] [--threads N] [--batch B]
-#include "kernels/backend.h"
+#include "kernels/device.h"
 #include "kernels/dataset.h"
 #include "kernels/model.h"
-#include "kernels/rng.h"
 
-#include <cblas.h>
-
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -36,6 +35,85 @@ double bestOf(int reps, F&& f) {
     return best;
 }
 
+// Median seconds per training step (forward, loss, backward) of Pacer's model for `spec` at `batch`.
+double pacerStepSeconds(const ModelSpec& spec, int batch, int steps) {
+    auto model = Model::create(spec, 1);
+    const SyntheticDataset data(spec, 1);
+    const Batch b = data.batch(0, 0, 1, batch);
+    model->trainStep(b, {});  // warm-up: buffers are allocated on the first step
+    std::vector<double> times;
+    for (int i = 0; i < steps; ++i) {
+        const auto t0 = Clock::now();
+        model->trainStep(b, {});
+        times.push_back(seconds(t0, Clock::now()));
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// The same step in PyTorch (CPU, same layer sizes, cross-entropy, backward), in a python3 that has torch; the
+// median seconds per step, or a negative value with *why set when PyTorch cannot run here.
+double torchStepSeconds(const ModelSpec& spec, int batch, int steps, int threads, std::string* why) {
+    char script[2048];
+    std::snprintf(script, sizeof script,
+                  "import sys, time, statistics\n"
+                  "try:\n import torch\nexcept ImportError:\n print('NO_TORCH'); sys.exit(0)\n"
+                  "torch.set_num_threads(%d); torch.manual_seed(1)\n"
+                  "act = {'relu': torch.nn.ReLU, 'gelu': torch.nn.GELU, 'tanh': torch.nn.Tanh}['%s']\n"
+                  "layers, n = [], %d\n"
+                  "for _ in range(%d - 1): layers += [torch.nn.Linear(n, %d), act()]; n = %d\n"
+                  "model = torch.nn.Sequential(*layers, torch.nn.Linear(n, %d))\n"
+                  "x = torch.randn(%d, %d); y = torch.randint(0, %d, (%d,)); loss = torch.nn.CrossEntropyLoss()\n"
+                  "def step():\n model.zero_grad(set_to_none=True); loss(model(x), y).backward()\n"
+                  "step(); t = []\n"
+                  "for _ in range(%d):\n s = time.perf_counter(); step(); t.append(time.perf_counter() - s)\n"
+                  "print(statistics.median(t))\n",
+                  threads, spec.activation.c_str(), spec.input, spec.depth, spec.width, spec.width, spec.classes,
+                  batch, spec.input, spec.classes, batch, steps);
+    // Debian's python3-torch lives in the system interpreter, which a PATH python3 (pyenv, venv) may not see.
+    for (const char* python : {"/usr/bin/python3", "python3"}) {
+        const std::string command = std::string(python) + " - 2>/dev/null <<'PACER_EOF'\n" + script + "PACER_EOF\n";
+        FILE* p = popen(command.c_str(), "r");
+        if (!p) continue;
+        char line[256] = {};
+        const bool got = std::fgets(line, sizeof line, p) != nullptr;
+        const int status = pclose(p);
+        if (!got || status != 0 || std::strncmp(line, "NO_TORCH", 8) == 0) continue;
+        return std::atof(line);
+    }
+    *why = "python3-torch is not installed (apt-get install python3-torch)";
+    return -1;
+}
+
+// Pacer's CPU path is OpenBLAS, as PyTorch's CPU path is: the honest comparison is a whole training step of the
+// same model in both, not one GEMM against itself. Pacer is measured before and after PyTorch and the two are
+// averaged, so that load that comes and goes during the run falls on both sides.
+void compareWithPyTorch(bool quick, int threads) {
+    const int steps = quick ? 5 : 50;
+    std::printf("== training step (forward + cross-entropy + backward), Pacer vs PyTorch CPU, %d thread(s), "
+                "median of %d steps ==\n", threads, steps);
+    std::printf("%-28s %6s %12s %12s %8s\n", "model", "batch", "pacer ms", "torch ms", "ratio");
+    ModelSpec wide = loadModelSpec(std::string(PACER_SAMPLES_DIR) + "/models/mlp.json");
+    wide.name = "mlp 1024 wide";
+    wide.width = 1024;
+    for (const ModelSpec& spec : {loadModelSpec(std::string(PACER_SAMPLES_DIR) + "/models/mlp.json"), wide}) {
+        for (int batch : quick ? std::vector<int>{32} : std::vector<int>{32, 256}) {
+            const double before = pacerStepSeconds(spec, batch, steps);
+            std::string why;
+            const double torch = torchStepSeconds(spec, batch, steps, threads, &why);
+            const double pacer = (before + pacerStepSeconds(spec, batch, steps)) / 2;
+            if (torch < 0) {
+                std::printf("%-28s %6d %12.3f %12s %8s   PyTorch skipped: %s\n", spec.name.c_str(), batch, pacer * 1e3,
+                            "-", "-", why.c_str());
+                return;
+            }
+            // ratio > 1: Pacer's step takes longer than PyTorch's.
+            std::printf("%-28s %6d %12.3f %12.3f %8.2f\n", spec.name.c_str(), batch, pacer * 1e3, torch * 1e3,
+                        pacer / torch);
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,27 +132,8 @@ int main(int argc, char** argv) {
     if (quick) batch = 8;
     const int reps = quick ? 1 : 5;
 
-    std::printf("== GEMM (square, fp32), Pacer CPU path with %d thread(s) vs single-thread cblas_sgemm ==\n", threads);
-    std::printf("%8s %14s %14s %8s %8s\n", "n", "pacer GFLOP/s", "base GFLOP/s", "ratio", "wrong");
-    auto cpu = makeCpuBackend();
-    for (int n : quick ? std::vector<int>{128} : std::vector<int>{128, 256, 512, 1024}) {
-        std::vector<float> A(std::size_t(n) * n), B(A.size()), C1(A.size()), C2(A.size());
-        Rng rng(n);
-        for (float& v : A) v = rng.normal();
-        for (float& v : B) v = rng.normal();
-        openblas_set_num_threads(1);
-        const double base = bestOf(reps, [&] {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, A.data(), n, B.data(), n, 0.f,
-                        C1.data(), n);
-        });
-        setCpuThreads(threads);
-        const double ours = bestOf(reps, [&] { cpu->gemm(false, false, n, n, n, 1.f, A.data(), n, B.data(), n, 0.f, C2.data(), n); });
-        int wrong = 0;
-        for (std::size_t i = 0; i < C1.size(); ++i) wrong += std::abs(C1[i] - C2[i]) > 1e-3f * (1.f + std::abs(C1[i]));
-        const double flop = 2.0 * n * n * n;
-        std::printf("%8d %14.2f %14.2f %8.2f %8d\n", n, flop / ours * 1e-9, flop / base * 1e-9, base / ours, wrong);
-    }
     setCpuThreads(threads);
+    compareWithPyTorch(quick, threads);
 
     for (const char* family : {"mlp", "cnn", "transformer"}) {
         const ModelSpec spec = loadModelSpec(std::string(PACER_SAMPLES_DIR) + "/models/" + family + ".json");

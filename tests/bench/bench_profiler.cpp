@@ -1,7 +1,8 @@
-// Profiler benchmarks: the tracer's hot path (goal ≤ 20 ns per event), the sustained write rate into SQLite
-// (goal ≥ 1 M events/s) and the import rate of a large Chrome trace (100 MB in the full run). Each figure comes
-// with a baseline measured in the same run: a plain vector push for the hot path, a bare prepared INSERT into an
-// unindexed table for the store, a DOM parse (nlohmann::json::parse) for the import.
+// Profiler benchmarks: the tracer's hot path and an event as recorded with its two clock reads (goal: at most
+// 20 ns per event beyond the clock reads), the sustained write rate into SQLite (goal at least 1 M events/s), each
+// goal judged met or MISSED, and the import rate of a large Chrome trace (100 MB in the full run). Each figure
+// comes with a baseline measured in the same run: a plain vector push for the hot path, a bare prepared INSERT
+// into an unindexed table for the store, a DOM parse (nlohmann::json::parse) for the import.
 //
 //   bench_profiler [--quick]
 #include <sqlite3.h>
@@ -29,6 +30,15 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Every goal is judged, not just printed next to its figure; the verdicts are summed up at the end.
+int goalsMissed = 0, goalsJudged = 0;
+void judge(const char* goal, double value, double limit, bool atMost) {
+    const bool met = atMost ? value <= limit : value >= limit;
+    ++goalsJudged;
+    goalsMissed += met ? 0 : 1;
+    std::printf("goal %s: %.2f -> %s\n", goal, value, met ? "met" : "MISSED");
+}
 
 struct TempDir {
     std::filesystem::path path;
@@ -79,6 +89,21 @@ void benchHotPath(long n) {
     asm volatile("" : : "r"(sink) : "memory");
     const double clockNs = secondsSince(t0) * 1e9 / static_cast<double>(n);
 
+    // The event as every real one is recorded: its start and end read from the clock around the work, then the
+    // record. Chunked and drained like the hot path above.
+    double asRecordedSecs = 0;
+    for (long done = 0; done < n; done += chunk) {
+        const long m = std::min(chunk, n - done);
+        t0 = Clock::now();
+        for (long i = done; i < done + m; ++i) {
+            const std::int64_t start = nowNs();
+            tracer.record(EventKind::AllReduce, 1, name, start, nowNs(), 3, 4, 5, 6, i, 7);
+        }
+        asRecordedSecs += secondsSince(t0);
+        kept += tracer.drain().size();
+    }
+    const double asRecordedNs = asRecordedSecs * 1e9 / static_cast<double>(n);
+
     // Two producers at once (a rank's compute and comm threads), each timed after its own warm-up.
     const int threads = 2;
     const long perProducer = std::min<long>(n / threads, 1 << 19);  // fits the ring: no drops, no drain needed
@@ -99,11 +124,14 @@ void benchHotPath(long n) {
     double perEventMt = 0;
     for (double v : perThread) perEventMt = std::max(perEventMt, v);
     (void)shared.drain();
-    std::printf("tracer hot path: %.1f ns/event (goal <= 20), baseline vector push %.1f ns/event, ratio %.2fx; "
+    std::printf("tracer hot path (record only): %.1f ns/event, baseline vector push %.1f ns/event, ratio %.2fx; "
                 "%zu kept, %llu dropped of %ld\n",
-                recNs, baseNs, recNs / baseNs, kept, static_cast<unsigned long long>(tracer.dropped()), n);
-    std::printf("tracer, %d threads at once: %.1f ns/event (slowest thread); clock read (nowNs) %.1f ns\n", threads,
-                perEventMt, clockNs);
+                recNs, baseNs, recNs / baseNs, kept, static_cast<unsigned long long>(tracer.dropped()), 2 * n);
+    std::printf("event as recorded (two clock reads + record): %.1f ns/event; one clock read (nowNs) %.1f ns\n",
+                asRecordedNs, clockNs);
+    std::printf("tracer, %d threads at once: %.1f ns/event (slowest thread)\n", threads, perEventMt);
+    // The goal is the tracer's own cost: what an event costs beyond the two clock reads any timing pays.
+    judge("tracer cost per event beyond its clock reads <= 20 ns", asRecordedNs - 2 * clockNs, 20, true);
 }
 
 void benchStore(long n, const std::filesystem::path& dir) {
@@ -163,11 +191,12 @@ void benchStore(long n, const std::filesystem::path& dir) {
         (void)(*writer)->close();
         const double closeSecs = secondsSince(tc);
         const double rate = static_cast<double>(written) / writeSecs;
-        std::printf("store: %.2f M events/s sustained into a rank file (goal >= 1), %ld events, ratio to bare "
+        std::printf("store: %.2f M events/s sustained into a rank file, %ld events, ratio to bare "
                     "insert %.2fx; close (time index + checkpoint) %.2f s, %.2f M events/s with it; file %.1f MB\n",
                     rate / 1e6, written, rate / baseRate, closeSecs,
                     static_cast<double>(written) / (writeSecs + closeSecs) / 1e6,
                     static_cast<double>(std::filesystem::file_size(dir / "rank0.pacer")) / 1e6);
+        judge("store write rate >= 1 M events/s", rate / 1e6, 1.0, false);
     }
 }
 
@@ -239,5 +268,9 @@ int main(int argc, char** argv) {
     benchHotPath(quick ? 200'000 : 20'000'000);
     benchStore(quick ? 100'000 : 2'000'000, dir.path);
     benchImport(quick ? (2u << 20) : (100u << 20), dir.path);
+    // Judged on this run's figures; on a loaded machine (other builds, CTest's parallel tests) a miss can be the
+    // load, so the verdict is reported, not turned into a failing exit status.
+    std::printf("goals: %d of %d met%s\n", goalsJudged - goalsMissed, goalsJudged,
+                quick ? " (quick mode: small samples, indicative only)" : "");
     return 0;
 }

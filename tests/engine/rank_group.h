@@ -7,6 +7,7 @@
 
 #include <QTemporaryDir>
 
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -53,16 +54,26 @@ inline std::vector<Status> onEveryRank(int ranks, const std::function<Status(int
 class RecordingSink final : public TraceSink {
 public:
     void onComm(const CommEvent& e) override {
-        std::lock_guard lock(mutex_);
-        events_.push_back(e);
+        {
+            std::lock_guard lock(mutex_);
+            events_.push_back(e);
+        }
+        recorded_.notify_all();
     }
     std::vector<CommEvent> events() const {
         std::lock_guard lock(mutex_);
         return events_;
     }
+    // Blocks until `count` units have completed (or the timeout passed): lets a test order its steps by what the
+    // runtime did instead of by sleeping and hoping.
+    bool waitForEvents(std::size_t count, std::chrono::milliseconds timeout) const {
+        std::unique_lock lock(mutex_);
+        return recorded_.wait_for(lock, timeout, [&] { return events_.size() >= count; });
+    }
 
 private:
     mutable std::mutex mutex_;
+    mutable std::condition_variable recorded_;
     std::vector<CommEvent> events_;
 };
 

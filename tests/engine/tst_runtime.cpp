@@ -149,7 +149,8 @@ private slots:
     }
 
     // Plan mode over several channels: unit k on channel k mod C. Under random per-rank delays every sum stays
-    // exact, every rank reduces each planned unit once per iteration, and units really are in flight together.
+    // exact and every rank reduces each planned unit once per iteration (that units are in flight together is
+    // shown without timing by channelsCarryUnitsAtOnce).
     void channelsKeepSumsExact_data() {
         QTest::addColumn<QString>("policy");
         QTest::addColumn<int>("ranks");
@@ -193,18 +194,56 @@ private slots:
         for (int it = 0; it < training.iterations; ++it)
             for (const CommUnit& u : plan.value())
                 for (const Piece& p : u.pieces) expected.emplace(it, p.tensor, p.segment);
-        bool overlapped = false;
         for (int r = 0; r < ranks; ++r) {
             const auto events = sinks[r].events();
             std::multiset<std::tuple<int, int, int>> seen;
             for (const CommEvent& e : events)
                 for (const Piece& p : e.unit.pieces) seen.emplace(e.iteration, p.tensor, p.segment);
             QVERIFY2(seen == expected, qPrintable(QString("rank %1 reduced other pieces than the plan's").arg(r)));
-            for (std::size_t i = 1; i < events.size() && !overlapped; ++i)
-                for (std::size_t j = 0; j < i && !overlapped; ++j)
-                    overlapped = events[j].start < events[i].end && events[i].start < events[j].end;
         }
-        QVERIFY2(plan.value().size() < 2 || overlapped, "no two units were ever in flight at once");
+    }
+
+    // Two channels really carry units at once, shown by an order no single channel could run, not by timing:
+    // the plan is [tensor 1, tensor 0] on channels 0 and 1; rank 1 holds tensor 1 back until it has seen tensor 0
+    // reduced. One unit at a time in plan order would wait for tensor 1 forever (the test would time out); with two
+    // channels, channel 1 reduces tensor 0 while rank 0's channel 0 is still inside the collective of tensor 1.
+    void channelsCarryUnitsAtOnce() {
+        QTemporaryDir dir;
+        auto transports = connectRanks(2, dir.path(), std::chrono::milliseconds(20000), 0, 0, 2);
+        QVERIFY2(transports.ok(), transports.message().c_str());
+        const auto tensors = makeTensors({1000, 1000});
+        PolicyConfig config;
+        config.name = "fifo";
+        RuntimeOptions options;
+        options.mode = OrderMode::Plan;
+        options.channels = 2;
+        options.timeout = std::chrono::milliseconds(10000);
+        options.plan = {CommUnit{{Piece{1, 0, 0, 1000}}, 0}, CommUnit{{Piece{0, 0, 0, 1000}}, 1}};
+        std::vector<RecordingSink> sinks(2);
+        const auto results = onEveryRank(2, [&](int r) -> Status {
+            auto p = makePolicy(config, tensors);
+            if (!p.ok()) return p.status();
+            std::vector<float> a(1000, 1.0f), b(1000, 1.0f);
+            Runtime runtime(*(*transports)[r], std::move(p.value()), tensors, {a.data(), b.data()}, options, &sinks[r]);
+            PACER_RETURN_IF_ERROR(runtime.beginIteration(0));
+            if (r == 0) {
+                runtime.gradientReady(1);
+                runtime.gradientReady(0);
+            } else {
+                runtime.gradientReady(0);
+                if (!sinks[r].waitForEvents(1, std::chrono::seconds(8)))
+                    return Status::error("tensor 0 was not reduced while tensor 1 waited: one unit at a time");
+                runtime.gradientReady(1);
+            }
+            PACER_RETURN_IF_ERROR(runtime.waitAll());
+            return a[0] == 2.0f && b[0] == 2.0f ? Status::success() : Status::error("wrong sum");
+        });
+        for (const Status& st : results) QVERIFY2(st.ok(), st.message().c_str());
+        // On rank 0 the two collectives overlapped: tensor 1's began before tensor 0's ended.
+        const auto events = sinks[0].events();
+        QCOMPARE(events.size(), std::size_t{2});
+        QCOMPARE(events[0].unit.pieces.front().tensor, 0);
+        QVERIFY(events[1].start < events[0].end);
     }
 
     void urgentTensorPreemptsWithinOneSegment_data() {
@@ -235,7 +274,10 @@ private slots:
                             RuntimeOptions{}, &sinks[r]);
             PACER_RETURN_IF_ERROR(runtime.beginIteration(0));
             runtime.gradientReady(1);
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            // The urgent tensor arrives once the large one is under way (its first segment done, 15 to go), however
+            // slowly this thread is scheduled: ordered by the runtime's own events, not by a sleep.
+            if (!sinks[r].waitForEvents(1, std::chrono::seconds(20)))
+                return Status::error("no segment of the large tensor completed");
             urgentReadyAt[r] = std::chrono::steady_clock::now().time_since_epoch().count();
             runtime.gradientReady(0);
             PACER_RETURN_IF_ERROR(runtime.waitAll());
@@ -254,8 +296,11 @@ private slots:
         for (const CommEvent& e : events)
             if (e.unit.pieces.front().tensor == 1 && e.start > readyAt && e.start < urgentStart) ++overtaken;
         if (preempts) {
-            // It starts at the next segment boundary: at most the segment already decided goes first.
-            QVERIFY2(overtaken <= 1, qPrintable(QString("%1 segments went first").arg(overtaken)));
+            // It starts at a segment boundary: on CPU ranks readiness rides on each unit and is sampled as the unit
+            // starts, so the segment decided before the flag was sampled goes first, and one more when the two ranks
+            // announce it on either side of a boundary (rank 1 samples before it announces, rank 0 after). Without
+            // preemption the 14 or so segments left would all go first.
+            QVERIFY2(overtaken <= 2, qPrintable(QString("%1 segments went first").arg(overtaken)));
             QVERIFY(urgentStart < largeEnd);
         } else {
             QVERIFY(urgentStart >= largeEnd);

@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include <QFileInfo>
 #include <QTest>
 
 #include <chrono>
@@ -119,6 +120,26 @@ private slots:
         QVERIFY(!t.ok());
         QVERIFY2(t.message().find("rank 1 never joined") != std::string::npos, t.message().c_str());
         QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    }
+
+    // A rendezvous directory an earlier run used is reported as stale at once, not as "every peer rank is still
+    // alive, so one of them is stuck [... File already exists ...]"; a directory made here is private (0700).
+    void staleRendezvousIsNamedAsSuch() {
+        QTemporaryDir dir;
+        const QString rendezvous = dir.path() + "/rendezvous";
+        {
+            auto first = connectRanks(2, rendezvous, std::chrono::milliseconds(5000));
+            QVERIFY2(first.ok(), first.message().c_str());
+        }
+        QCOMPARE(QFileInfo(rendezvous).permissions() & ~(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                           QFileDevice::ExeOwner | QFileDevice::ReadUser |
+                                                           QFileDevice::WriteUser | QFileDevice::ExeUser),
+                 QFileDevice::Permissions{});
+        const auto start = std::chrono::steady_clock::now();
+        auto again = connectRanks(2, rendezvous, std::chrono::milliseconds(5000));
+        QVERIFY(!again.ok());
+        QVERIFY2(again.message().find("is stale: an earlier run's rank") != std::string::npos, again.message().c_str());
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(4));
     }
 
     void deadPeerIsNamedWithinTheTimeout() {

@@ -1,17 +1,28 @@
-// The GUI in real (offscreen) windows: lanes of a run, wheel zoom around the cursor, drag to pan, hover
+// The GUI in real (offscreen) windows: lanes of a run, (Ctrl+)wheel zoom around the cursor, right-drag to pan,
+// W/S/A/D/F, a left drag selecting a range and its table of events by name, find by name, toolbar icons, hover
 // tooltips on events and on folded spans, selection, painting colours, and a project that cannot be read.
 #include "app/gui/main_window.h"
 #include "app/gui/models/event_style.h"
+#include "app/gui/models/range_stats_model.h"
+#include "app/gui/range_stats_panel.h"
 #include "app/gui/models/zoom_state.h"
 #include "app/gui/timeline_view.h"
 #include "tests/gui/trace_fixture.h"
+#include "tests/profiler/analysis_fixture.h"
+#include "app/gui/analysis_panel.h"
+#include "app/gui/models/analysis_model.h"
 
 #if PACER_GUI_HAVE_STORE
 #include "profiler/project.h"
 #include "profiler/sqlite_db.h"
 #endif
 
+#include <QAbstractItemModelTester>
 #include <QAbstractItemView>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QTableView>
+#include <QToolBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -44,10 +55,18 @@ private:
         return {-1, -1};
     }
 
-    void sendWheel(QPoint pos, int delta)
+    void moveWith(Qt::MouseButton button, QPoint pos)
+    {
+        // QTest::mouseMove carries no buttons; a real drag does.
+        QMouseEvent move(QEvent::MouseMove, QPointF(pos), QPointF(view()->viewport()->mapToGlobal(pos)), Qt::NoButton,
+                         button, Qt::NoModifier);
+        QCoreApplication::sendEvent(view()->viewport(), &move);
+    }
+
+    void sendWheel(QPoint pos, int delta, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
     {
         QWheelEvent wheel(QPointF(pos), QPointF(view()->viewport()->mapToGlobal(pos)), QPoint(), QPoint(0, delta),
-                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+                          Qt::NoButton, modifiers, Qt::NoScrollPhase, false);
         QCoreApplication::sendEvent(view()->viewport(), &wheel);
     }
 
@@ -85,39 +104,52 @@ private slots:
     {
         QTest::addColumn<double>("fraction");  // where along the time axis the cursor is
         QTest::addColumn<int>("delta");
-        QTest::newRow("in at a third") << 1.0 / 3 << 120;
-        QTest::newRow("in fast near the end") << 0.9 << 480;
-        QTest::newRow("in at the start") << 0.0 << 240;
+        QTest::addColumn<bool>("ctrl");
+        QTest::newRow("in at a third") << 1.0 / 3 << 120 << false;
+        QTest::newRow("in fast near the end") << 0.9 << 480 << false;
+        QTest::newRow("in at the start") << 0.0 << 240 << false;
+        QTest::newRow("ctrl, in at a third") << 1.0 / 3 << 120 << true;
+        QTest::newRow("ctrl, in near the end") << 0.8 << 360 << true;
     }
     void wheelZoomsAroundCursor()
     {
         QFETCH(double, fraction);
         QFETCH(int, delta);
+        QFETCH(bool, ctrl);
+        const Qt::KeyboardModifiers modifiers = ctrl ? Qt::ControlModifier : Qt::NoModifier;
         QSignalSpy spy(view()->zoom(), &ZoomState::visibleRangeChanged);
         const TimeAxis before = view()->axis();
         const QPoint pos(static_cast<int>(before.left + fraction * before.width), view()->laneRect(0).center().y());
         const std::int64_t anchor = before.toTime(pos.x());
-        sendWheel(pos, delta);
+        sendWheel(pos, delta, modifiers);
         QCOMPARE(spy.count(), 1);
         const TimeAxis after = view()->axis();
         QVERIFY(after.length() < before.length());
         QVERIFY2(std::abs(after.toX(anchor) - pos.x()) < 1.0, qPrintable(QString::number(after.toX(anchor))));
         // And back out: the whole run again.
-        sendWheel(pos, -delta * 4);
+        sendWheel(pos, -delta * 4, modifiers);
         QCOMPARE(view()->axis().length(), before.length());
     }
 
-    void dragPans()
+    void rightDragPans_data()
     {
+        QTest::addColumn<int>("button");
+        QTest::newRow("right") << int(Qt::RightButton);
+        QTest::newRow("middle") << int(Qt::MiddleButton);
+    }
+    void rightDragPans()
+    {
+        const auto button = static_cast<Qt::MouseButton>(QTest::currentDataTag() == QByteArray("right") ? Qt::RightButton
+                                                                                                       : Qt::MiddleButton);
         const TimeAxis full = view()->axis();
         view()->zoom()->zoomAround((full.start + full.end) / 2, 4.0);
         const TimeAxis before = view()->axis();
         QSignalSpy spy(view()->zoom(), &ZoomState::visibleRangeChanged);
         const QPoint from(700, view()->laneRect(1).center().y());
-        QTest::mousePress(view()->viewport(), Qt::LeftButton, Qt::NoModifier, from);
-        QTest::mouseMove(view()->viewport(), from + QPoint(100, 0));
-        QTest::mouseMove(view()->viewport(), from + QPoint(200, 0));
-        QTest::mouseRelease(view()->viewport(), Qt::LeftButton, Qt::NoModifier, from + QPoint(200, 0));
+        QTest::mousePress(view()->viewport(), button, Qt::NoModifier, from);
+        moveWith(button, from + QPoint(100, 0));
+        moveWith(button, from + QPoint(200, 0));
+        QTest::mouseRelease(view()->viewport(), button, Qt::NoModifier, from + QPoint(200, 0));
         QVERIFY(spy.count() >= 1);
         const TimeAxis after = view()->axis();
         // Dragging right by 200 px shows earlier time: the view moved 200 px worth of nanoseconds.
@@ -125,6 +157,173 @@ private slots:
         QVERIFY2(std::abs((before.start - after.start) - std::llround(200 * before.nsPerPixel())) <= 1,
                  qPrintable(QStringLiteral("%1 -> %2").arg(before.start).arg(after.start)));
         QCOMPARE(view()->selectedEvent(), -1);  // a drag is not a click
+        QVERIFY(!view()->hasRange());           // nor a range
+    }
+
+    // W/S zoom by 1.5 around the centre (the cursor is away), A/D pan by an eighth of the view, F fits the range.
+    void keysMoveTheView_data()
+    {
+        QTest::addColumn<int>("key");
+        QTest::addColumn<double>("lengthFactor");  // visible length after / before
+        QTest::addColumn<double>("shift");         // (start after - start before) / length before
+        QTest::newRow("W zooms in") << int(Qt::Key_W) << 1 / 1.5 << (1 - 1 / 1.5) / 2;
+        QTest::newRow("S zooms out") << int(Qt::Key_S) << 1.5 << (1 - 1.5) / 2;
+        QTest::newRow("A pans left") << int(Qt::Key_A) << 1.0 << -1.0 / 8;
+        QTest::newRow("D pans right") << int(Qt::Key_D) << 1.0 << 1.0 / 8;
+    }
+    void keysMoveTheView()
+    {
+        QFETCH(int, key);
+        QFETCH(double, lengthFactor);
+        QFETCH(double, shift);
+        const TimeAxis full = view()->axis();
+        // From the middle third, so that every key has room to act.
+        view()->zoom()->setVisibleRange(full.start + full.length() / 3, full.start + 2 * full.length() / 3);
+        const TimeAxis before = view()->axis();
+        QTest::mouseMove(view()->viewport(), QPoint(5, 5));  // over the header: no cursor anchor
+        view()->setFocus();
+        QTest::keyClick(view(), static_cast<Qt::Key>(key));
+        const TimeAxis after = view()->axis();
+        QVERIFY2(std::abs(after.length() - lengthFactor * before.length()) <= 2,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(after.length()).arg(lengthFactor * before.length())));
+        QVERIFY2(std::abs((after.start - before.start) - shift * before.length()) <= 2,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(after.start - before.start).arg(shift * before.length())));
+    }
+
+    void fFitsTheSelection()
+    {
+        view()->setFocus();
+        view()->selectRange(3'500'000, 5'250'000);
+        QTest::keyClick(view(), Qt::Key_F);
+        QCOMPARE(view()->zoom()->visibleStart(), qint64(3'500'000));
+        QCOMPARE(view()->zoom()->visibleEnd(), qint64(5'250'000));
+        QTest::keyClick(view(), Qt::Key_Escape);  // no range, no event: F shows the whole run
+        QVERIFY(!view()->hasRange());
+        QTest::keyClick(view(), Qt::Key_F);
+        QVERIFY(!view()->zoom()->isZoomed());
+    }
+
+    // A left drag selects the range under it and fills the table; the dock appears.
+    void leftDragSelectsRange()
+    {
+        QSignalSpy spy(view(), &TimelineView::rangeSelected);
+        const TimeAxis a = view()->axis();
+        const int y = view()->laneRect(0).center().y();
+        const QPoint from(static_cast<int>(a.toX(2'500'000)), y), to(static_cast<int>(a.toX(6'500'000)), y);
+        QTest::mousePress(view()->viewport(), Qt::LeftButton, Qt::NoModifier, to);  // right to left works too
+        moveWith(Qt::LeftButton, (from + to) / 2);
+        moveWith(Qt::LeftButton, from);
+        QTest::mouseRelease(view()->viewport(), Qt::LeftButton, Qt::NoModifier, from);
+        QCOMPARE(spy.count(), 1);
+        QVERIFY(view()->hasRange());
+        QVERIFY(std::abs(view()->rangeStart() - 2'500'000) <= a.nsPerPixel());
+        QVERIFY(std::abs(view()->rangeEnd() - 6'500'000) <= a.nsPerPixel());
+        QVERIFY(!view()->zoom()->isZoomed());  // selecting does not pan
+        auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("rangeStatsDock"));
+        QVERIFY(dock && dock->isVisible());
+        QVERIFY(m_window->findChild<RangeStatsPanel*>()->model()->rowCount() > 0);
+    }
+
+    // [3.5 ms, 5.25 ms) on both ranks, counted by hand from the fixture (every span 1 ms, segments 0.5 ms; an
+    // event overlapping the range counts whole): fc4 [3,4), fc4 backward [4,5), fc3 backward [5,6) and
+    // fc4.weight's first segment [5,5.5) on each of the two ranks.
+    void rangeTableIsHandCounted()
+    {
+        auto* panel = m_window->findChild<RangeStatsPanel*>();
+        QAbstractItemModelTester tester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        view()->selectRange(3'500'000, 5'250'000);
+        const auto& stats = panel->model()->stats();
+        const std::vector<std::tuple<QString, qint64, qint64>> expected = {
+            {"fc3 backward", 2, 2'000'000}, {"fc4", 2, 2'000'000}, {"fc4 backward", 2, 2'000'000},
+            {"allreduce fc4.weight[0]", 2, 1'000'000}};
+        QCOMPARE(stats.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(stats[i].name, std::get<0>(expected[i]));
+            QCOMPARE(stats[i].count, std::get<1>(expected[i]));
+            QCOMPARE(stats[i].totalNs, std::get<2>(expected[i]));
+            QCOMPARE(stats[i].meanNs(), std::get<2>(expected[i]) / 2.0);
+        }
+        // What the table shows, sorted by total (the view's proxy): names, counts and formatted times.
+        QAbstractItemModel* shown = panel->table()->model();
+        QCOMPARE(shown->rowCount(), 4);
+        QCOMPARE(shown->index(3, RangeStatsModel::NameColumn).data().toString(), QStringLiteral("allreduce fc4.weight[0]"));
+        QCOMPARE(shown->index(3, RangeStatsModel::CountColumn).data().toLongLong(), 2);
+        QCOMPARE(shown->index(3, RangeStatsModel::TotalColumn).data().toString(), formatDuration(1'000'000));
+        QCOMPARE(shown->index(3, RangeStatsModel::MeanColumn).data().toString(), formatDuration(500'000));
+        QVERIFY2(panel->summary().contains(QLatin1String("8 events")), qPrintable(panel->summary()));
+        view()->selectRange(0, 0);
+        QCOMPARE(panel->model()->rowCount(), 0);
+    }
+
+    void findByName()
+    {
+        auto* find = m_window->findChild<QLineEdit*>(QStringLiteral("findField"));
+        QVERIFY(find);
+        find->setText(QStringLiteral("FC3 BACK"));  // any case, part of the name
+        QTest::keyClick(find, Qt::Key_Return);
+        const int first = view()->selectedEvent();
+        QVERIFY(first >= 0);
+        QCOMPARE(view()->model()->eventName(first), QStringLiteral("fc3 backward"));
+        const auto& e = view()->model()->trace()->events[static_cast<std::size_t>(first)];
+        QVERIFY(view()->zoom()->visibleStart() <= e.start && e.end <= view()->zoom()->visibleEnd());
+        QTest::keyClick(find, Qt::Key_Return);  // the next one, later
+        const int second = view()->selectedEvent();
+        QVERIFY(second != first);
+        QVERIFY(view()->model()->trace()->events[static_cast<std::size_t>(second)].start >= e.start);
+        find->setText(QStringLiteral("no such layer"));
+        QTest::keyClick(find, Qt::Key_Return);
+        QCOMPARE(view()->selectedEvent(), second);  // nothing found: nothing changes
+        QVERIFY(!find->toolTip().isEmpty());
+    }
+
+    // The analysis panel on the hand-timed iteration: the figures worked out in analysis_fixture.h (the same
+    // ones tst_analyze reads from pacer-cli analyze --json), and the critical path outlined on the timeline.
+    void analysisPanelShowsHandComputedFigures()
+    {
+        auto* panel = m_window->findChild<AnalysisPanel*>();
+        QVERIFY(panel);
+        QAbstractItemModelTester tester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m_window->showRun(std::make_shared<const pacer::profiler::RunTrace>(pacer::profiler::testing::handTimedIteration()),
+                          ProjectOverview{});
+        const AnalysisModel* model = panel->model();
+        QCOMPARE(model->rowCount(), 2);
+        auto value = [model](int row, int column) { return model->index(row, column).data(AnalysisModel::ValueRole); };
+        QCOMPARE(value(0, AnalysisModel::ComputeColumn).toLongLong(), 70'000);
+        QCOMPARE(value(0, AnalysisModel::ExposedCommColumn).toLongLong(), 20'000);
+        QCOMPARE(value(0, AnalysisModel::IdleColumn).toLongLong(), 10'000);
+        QCOMPARE(value(0, AnalysisModel::OverlapColumn).toDouble(), 50.0);
+        QCOMPARE(value(1, AnalysisModel::ComputeColumn).toLongLong(), 80'000);
+        QCOMPARE(value(1, AnalysisModel::ExposedCommColumn).toLongLong(), 13'000);
+        QCOMPARE(value(1, AnalysisModel::IdleColumn).toLongLong(), 17'000);
+        QCOMPARE(value(1, AnalysisModel::OverlapColumn).toDouble(), 100.0 * 18 / 31);
+        QCOMPARE(value(1, AnalysisModel::LateStartsColumn).toInt(), 2);
+        QVERIFY(model->index(1, AnalysisModel::RankColumn).data().toString().contains(QLatin1String("straggler")));
+        QVERIFY2(panel->summary().contains(QLatin1String("Straggler: rank 1")), qPrintable(panel->summary()));
+        // The path: F0 F1 B1 B0 on rank 1's compute track (2), AR t0 on its comm track (3), then the optimizer.
+        const auto& path = view()->path();
+        QCOMPARE(path.size(), std::size_t{6});
+        QCOMPARE(path[4].track, 3);
+        QCOMPARE(path[4].start, qint64(75'000));
+        QCOMPARE(path[5].track, 2);
+        QCOMPARE(path[5].end, qint64(100'000));
+        m_window->showRun(std::shared_ptr<const pacer::profiler::RunTrace>{}, ProjectOverview{});
+        QCOMPARE(model->rowCount(), 0);
+        QVERIFY(view()->path().empty());
+    }
+
+    void everyToolbarIconLoads()
+    {
+        auto* bar = m_window->findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+        QVERIFY(bar);
+        int icons = 0;
+        for (QAction* action : bar->actions()) {
+            if (action->isSeparator() || action->icon().isNull())
+                continue;
+            QVERIFY2(!action->icon().pixmap(18, 18).isNull(), qPrintable(action->text()));
+            ++icons;
+        }
+        QCOMPARE(icons, 4);  // open, run, cancel, show whole run
+        QVERIFY(!m_window->windowIcon().pixmap(32, 32).isNull());
     }
 
     void keysZoomPanAndReset()
@@ -245,8 +444,12 @@ private slots:
         QCOMPARE(m_window->projectModel()->overview().schedules.front().name, QStringLiteral("pace 256 KiB"));
         // The latest run is shown, with the lanes the issue asks for.
         QCOMPARE(loaded.first().at(1).toLongLong(), qint64(second.value()));
-        QCOMPARE(view()->model()->laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
-        QCOMPARE(view()->model()->iterations().size(), std::size_t(2));
+        // The schedule editor replays the run at once; its lanes come right under the measured ones.
+        QTRY_VERIFY_WITH_TIMEOUT(view()->model()->laneNames().contains("replay compute"), 10'000);
+        QCOMPARE(view()->model()->laneNames().mid(0, 4),
+                 (QStringList{"rank 0 compute", "rank 0 comm", "rank 1 compute", "rank 1 comm"}));
+        QCOMPARE(view()->model()->laneNames().mid(4), (QStringList{"replay compute", "replay comm"}));
+        QCOMPARE(view()->model()->iterations().size(), std::size_t(2));  // the measured run's
         QCOMPARE(m_window->projectPath(), path);
         QCOMPARE(m_window->projectModel()->overview().runs.size(), std::size_t(2));
 
@@ -347,9 +550,9 @@ private slots:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("reason");  // a word the message must contain, so it says why
-        QTest::newRow("text file") << "text" << "";
-        QTest::newRow("missing file") << "missing" << "";
-        QTest::newRow("foreign SQLite database") << "foreign" << "";
+        QTest::newRow("text file") << "text" << "not an SQLite file";
+        QTest::newRow("missing file") << "missing" << "no such file";
+        QTest::newRow("foreign SQLite database") << "foreign" << "not a Pacer project";
         QTest::newRow("newer Pacer project") << "newer" << "newer";
     }
     void unreadableProjectKeepsCurrentRun()

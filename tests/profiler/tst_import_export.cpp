@@ -5,7 +5,9 @@
 
 #include <sqlite3.h>
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -93,6 +95,52 @@ private slots:
         QCOMPARE(summary->label, std::string("round trip"));
         QCOMPARE(summary->segment_bytes, std::int64_t{8192});
         QCOMPARE(summary->source, std::string("chrome"));
+    }
+
+    // An export replaces only an earlier export: never the project it reads, another project, or any other file.
+    void exportRefusesToReplace_data() {
+        QTest::addColumn<QString>("target");   // what --out names: "self", "project", "text", "dir"
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("the project being read") << "self" << "is the project being exported";
+        QTest::newRow("another project") << "project" << "is a Pacer project";
+        QTest::newRow("a file of the user's") << "text" << "not a Pacer export";
+        QTest::newRow("a directory") << "dir" << "not a regular file";
+    }
+    void exportRefusesToReplace() {
+        QFETCH(QString, target);
+        QFETCH(QString, mentions);
+        const std::string project = path("exported-" + target.toStdString() + ".pacer");
+        auto id = writeRun(project, makeRun(1, 1, 2), RunInfo{});
+        QVERIFY(id.ok());
+        std::string out = path("target-" + target.toStdString());
+        if (target == "self") out = project;
+        if (target == "project") QVERIFY(writeRun(out, makeRun(2, 1, 1), RunInfo{}).ok());
+        if (target == "text") std::ofstream(out) << "notes a person wrote\n";
+        if (target == "dir") QVERIFY(QDir().mkpath(QString::fromStdString(out)));
+        const bool isFile = target != "dir";  // a directory has no text to compare (reading it throws)
+        const std::string before = isFile ? readText(out) : "", projectBefore = readText(project);
+
+        const Status st = exportChromeTrace(project, *id, out);
+        QVERIFY(!st.ok());
+        QVERIFY2(st.message().find(mentions.toStdString()) != std::string::npos, st.message().c_str());
+        if (isFile) QCOMPARE(readText(out), before);
+        else QVERIFY(QFileInfo(QString::fromStdString(out)).isDir());
+        QCOMPARE(readText(project), projectBefore);
+        QVERIFY(listRuns(project).ok());
+        QCOMPARE(QDir(dir_.path()).entryList({"*.XXXXXX", "*.tmp*"}, QDir::Files), QStringList{});
+    }
+
+    void exportReplacesAnEarlierExportButNeverWritesIntoTheProject() {
+        // The project's name is what the old code used as its scratch file for "export.json": it was truncated.
+        const std::string out = path("again.json"), project = out + ".tmp";
+        auto id = writeRun(project, makeRun(2, 1, 2), RunInfo{});
+        QVERIFY(id.ok());
+        QVERIFY2(exportChromeTrace(project, *id, out).ok(), "first export");
+        QVERIFY2(exportChromeTrace(project, *id, out).ok(), "an export replaces an earlier export");
+        auto back = readRun(project, *id);
+        QVERIFY2(back.ok(), back.message().c_str());
+        QCOMPARE(back->events.size(), makeRun(2, 1, 2).events.size());
+        QVERIFY(nlohmann::json::parse(readText(out)).contains("traceEvents"));
     }
 
     void kinetoTwoRanks() {
@@ -189,6 +237,14 @@ private slots:
         QTest::newRow("wrong arg type") << QByteArray("[{\"ph\": \"X\", \"ts\": 5, \"dur\": 1, \"args\": {\"layer\": \"x\"}}]")
                                         << "expected integer for 'args.layer'";
         QTest::newRow("no spans") << QByteArray("{\"traceEvents\": []}") << "no spans";
+        // |INT64_MIN| does not exist: the range check must not take an absolute value.
+        QTest::newRow("ts INT64_MIN") << QByteArray("[{\"ph\": \"X\", \"ts\": -9223372036854775808, \"dur\": 1}]")
+                                      << "'ts' out of range";
+        QTest::newRow("dur INT64_MIN") << QByteArray("[{\"ph\": \"X\", \"ts\": 1, \"dur\": -9223372036854775808}]")
+                                       << "'dur' out of range";
+        // Replay sizes per-layer tables by the largest layer: 2^31 - 1 would be gigabytes (and overflow layer + 1).
+        QTest::newRow("layer 2^31 - 1") << QByteArray("[{\"ph\": \"X\", \"ts\": 5, \"dur\": 1, \"args\": {\"layer\": 2147483647}}]")
+                                        << "'args.layer' out of range";
     }
     void badChromeInput() {
         QFETCH(QByteArray, text);

@@ -7,12 +7,14 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QTemporaryDir>
+#include <limits>
 #include <thread>
 
 #include "profiler/clock.h"
 #include "profiler/cpu_tracer.h"
 #include "profiler/project.h"
 #include "profiler/rank_file.h"
+#include "profiler/run_reader.h"
 #include "profiler/schema.h"
 #include "profiler/sqlite_db.h"
 #include "test_util.h"
@@ -207,6 +209,47 @@ private slots:
         QCOMPARE(fileHash(QString::fromStdString(project)), before);
     }
 
+    // Two rank files with the same policy and rank count but from different runs must not become one run.
+    void mergeRefusesRankFilesOfDifferentRuns_data() {
+        QTest::addColumn<QString>("otherKey");
+        QTest::addColumn<QString>("otherExperiment");
+        QTest::addColumn<QString>("refusal");  // empty: the merge must succeed
+        QTest::newRow("one run") << "run-a" << R"({"seed":1})" << "";
+        QTest::newRow("another run, same settings") << "run-b" << R"({"seed":1})" << "belong to different runs";
+        QTest::newRow("same key, another experiment") << "run-a" << R"({"seed":2})" << "experiments differ";
+    }
+    void mergeRefusesRankFilesOfDifferentRuns() {
+        QFETCH(QString, otherKey);
+        QFETCH(QString, otherExperiment);
+        QFETCH(QString, refusal);
+        static int row = 0;
+        const std::string tag = std::to_string(++row);
+        auto writeRank = [&](int rank, const std::string& key, const std::string& experiment) -> Result<std::string> {
+            const std::string file = path(("other-run-" + tag + "-rank" + std::to_string(rank) + ".pacer").c_str());
+            RunInfo info{"two runs", "fifo", experiment, 4096, 2, 1, "cpu", wallClockNs()};
+            info.run_key = key;
+            PROFILER_ASSIGN_OR_RETURN(auto writer, RankFileWriter::create(file, info, rank));
+            CpuTracer tracer(rank);
+            const int track = tracer.addTrack(TrackKind::Compute, "compute");
+            tracer.record(EventKind::Forward, track, tracer.internName("fc0"), 100, 200, 0, 0);
+            PROFILER_RETURN_IF_ERROR(writer->flush(tracer));
+            PROFILER_RETURN_IF_ERROR(writer->close());
+            return file;
+        };
+        auto a = writeRank(0, "run-a", R"({"seed":1})");
+        auto b = writeRank(1, otherKey.toStdString(), otherExperiment.toStdString());
+        QVERIFY2(a.ok() && b.ok(), "rank files");
+        const std::string project = path(("two-runs-" + tag + ".pacer").c_str());
+        auto merged = mergeRankFiles({*a, *b}, project);
+        if (refusal.isEmpty()) {
+            QVERIFY2(merged.ok(), merged.message().c_str());
+            return;
+        }
+        QVERIFY(!merged.ok());
+        QVERIFY2(QString::fromStdString(merged.message()).contains(refusal), merged.message().c_str());
+        QVERIFY(!QFile::exists(QString::fromStdString(project)));
+    }
+
     void runManagement() {
         const std::string project = path("manage.pacer");
         auto a = writeRun(project, makeRun(1, 1, 2), RunInfo{});
@@ -282,6 +325,33 @@ private slots:
         QVERIFY(!readTrackSummary(project, *id, 0, 0, 10, 0).ok());
     }
 
+    // Eight spans of almost 2^62 ns each on one track: their busy time passes int64 and must stop at its limit,
+    // whether the zoom reads the stored summary or the events.
+    void trackSummaryBusyTimeSaturates_data() {
+        QTest::addColumn<qint64>("t1");
+        QTest::newRow("from the events (a bucket finer than any stored level)") << qint64{8};
+        QTest::newRow("from the stored summary") << qint64{1'000'000};
+    }
+    void trackSummaryBusyTimeSaturates() {
+        QFETCH(qint64, t1);
+        RunTrace t;
+        t.tracks.push_back(Track{0, 0, TrackKind::Comm, "comm"});
+        for (int i = 0; i < 8; ++i) {
+            TraceEvent e;
+            e.start = i;
+            e.end = (std::int64_t{1} << 62) - 8;
+            e.kind = EventKind::AllReduce;
+            t.events.push_back(e);
+        }
+        const std::string project = path(("saturate" + std::to_string(t1) + ".pacer").c_str());
+        auto id = writeRun(project, t, RunInfo{});
+        QVERIFY2(id.ok(), id.message().c_str());
+        auto sum = readTrackSummary(project, *id, 0, 0, t1, 1);
+        QVERIFY2(sum.ok(), sum.message().c_str());
+        QCOMPARE(sum->front().count, std::int64_t{8});
+        QCOMPARE(sum->front().busy_ns, std::numeric_limits<std::int64_t>::max());
+    }
+
     void olderSchemaIsMigrated() {
         const std::string project = path("v1.pacer");
         {
@@ -300,6 +370,75 @@ private slots:
         Status s;
         QVERIFY(st->step(&s));
         QCOMPARE(st->i32(0), kSchemaVersion);
+    }
+
+    // Schema 2 summarised iteration markers with the events (their span hid the lane zoomed out); opening such a
+    // file adds the markers' index and summarises its runs again without them.
+    void version2SummaryIsRebuiltWithoutMarkers() {
+        const std::string project = path("v2-markers.pacer");
+        RunTrace t = makeRun(1, 3, 2);
+        for (int it = 0; it < 3; ++it)
+            t.events.push_back(TraceEvent{1'000'000 + it * 7000, 1'000'000 + (it + 1) * 7000, EventKind::Iteration, 0, it,
+                                          -1, -1, -1, 0, -1, "ProfilerStep#" + std::to_string(it), 0});
+        auto id = writeRun(project, t, RunInfo{});
+        QVERIFY2(id.ok(), id.message().c_str());
+        // Make it what schema 2 wrote: no markers' index, a summary whose peaks are the markers.
+        execSql(project, "DROP INDEX PACER_EVENTS_iterations; UPDATE track_summary SET peak_kind=5, peak_ns=7000 "
+                         "WHERE track=0; PRAGMA user_version=2");
+        auto reader = RunReader::open(project, 0);  // opening migrates
+        QVERIFY2(reader.ok(), reader.message().c_str());
+        auto outline = (*reader)->outline();
+        QVERIFY2(outline.ok(), outline.message().c_str());
+        auto db = sql::Db::open(project, sql::Db::Mode::ReadOnly);
+        auto markers = (*db)->prepare("SELECT COUNT(*) FROM track_summary WHERE peak_kind=5");
+        Status s;
+        QVERIFY(markers->step(&s));
+        QCOMPARE(markers->i64(0), std::int64_t{0});
+        auto index = (*db)->prepare("SELECT COUNT(*) FROM sqlite_master WHERE name='PACER_EVENTS_iterations'");
+        QVERIFY(index->step(&s));
+        QCOMPARE(index->i64(0), std::int64_t{1});
+        QCOMPARE(outline->trace.events.size(), std::size_t{3});  // the markers, and no other event
+    }
+
+    // The outline's extents and a window's events, against the events written.
+    void runReaderOutlineAndWindow() {
+        const std::string project = path("reader.pacer");
+        const RunTrace t = makeRun(2, 40, 3);
+        auto id = writeRun(project, t, RunInfo{});
+        QVERIFY2(id.ok(), id.message().c_str());
+        auto reader = RunReader::open(project, *id);
+        QVERIFY2(reader.ok(), reader.message().c_str());
+        auto outline = (*reader)->outline();
+        QVERIFY2(outline.ok(), outline.message().c_str());
+        QCOMPARE(outline->events, static_cast<std::int64_t>(t.events.size()));
+        QCOMPARE(outline->extents.size(), t.tracks.size());
+        for (const TrackExtent& x : outline->extents) {
+            std::int64_t n = 0, first = INT64_MAX, last = INT64_MIN, longest = 0;
+            for (const TraceEvent& e : t.events) {
+                if (e.track != x.track) continue;
+                ++n;
+                first = std::min(first, e.start);
+                last = std::max(last, e.end);
+                longest = std::max(longest, e.end - e.start);
+            }
+            QCOMPARE(x.events, n);
+            QCOMPARE(x.first_start, first);
+            QCOMPARE(x.last_end, last);
+            QCOMPARE(x.longest_ns, longest);
+        }
+        // A window that cuts events at both ends: exactly those overlapping it.
+        const std::int64_t t0 = 1'050'450, t1 = 1'090'050;
+        auto events = (*reader)->events(outline->extents, t0, t1);
+        QVERIFY2(events.ok(), events.message().c_str());
+        std::size_t expected = 0;
+        for (const TraceEvent& e : t.events) expected += e.end >= t0 && e.start < t1;
+        QCOMPARE(events->size(), expected);
+        for (std::size_t i = 1; i < events->size(); ++i) {
+            const TraceEvent& a = (*events)[i - 1];
+            const TraceEvent& b = (*events)[i];
+            QVERIFY(a.track < b.track || (a.track == b.track && a.start <= b.start));
+        }
+        QVERIFY(!RunReader::open(project, 42).ok());
     }
 
     void refusedFilesStayUntouched_data() {

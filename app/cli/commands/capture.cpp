@@ -35,6 +35,7 @@ int runCapture(const Args& args) {
     r.linkGbps = args.number("link-gbps", 0, 10000).value_or(-1);
     r.linkLatencyUs = args.number("link-latency-us", 0, 1e6).value_or(-1);
     r.timeoutSeconds = args.number("timeout-s", 0.1, 86400).value_or(0);
+    r.keepRunDir = args.flag("keep-run-dir");
     const bool json = args.flag("json");
 
     app::RunLauncher launcher;

@@ -14,12 +14,12 @@ const std::vector<Command>& commands() {
         {"capture",
          "capture --experiment FILE --out PROJECT [--ranks N] [--policy P] [--segment-bytes S] [--iterations K]\n"
          "                  [--backend cpu|gpu] [--order dynamic|plan] [--channels C] [--link-gbps G]\n"
-         "                  [--link-latency-us U] [--timeout-s T]\n"
+         "                  [--link-latency-us U] [--timeout-s T] [--keep-run-dir]\n"
          "                  [--algorithm native|ring|recursive-doubling|halving-doubling|torus|auto]\n"
          "                  [--topology flat|ring|torus|torus:XxYxZ] [--json]",
          {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "channels", "link-gbps",
            "link-latency-us", "timeout-s", "algorithm", "topology"},
-          {"json"},
+          {"json", "keep-run-dir"},
           false},
          runCapture},
         {"replay",
@@ -45,8 +45,9 @@ const std::vector<Command>& commands() {
           false},
          runSweep},
         {"compare",
-         "compare --project PROJECT RUN_OR_SCHEDULE... [--json]   (a run id, or POLICY[:SEGMENT_BYTES] replayed on\n"
-         "                  the latest run)",
+         "compare --project PROJECT [--run ID] RUN_OR_SCHEDULE... [--json]   (a run id; POLICY[:SEGMENT_BYTES][@RUN]\n"
+         "                  or a saved schedule's name, replayed on @RUN, else on the last run named before it,\n"
+         "                  else on --run, else on the latest run; one table per experiment)",
          {{"project", "run"}, {"json"}, true},
          runCompare},
         {"import", "import  --format chrome|nsys FILE... --out PROJECT [--json]", {{"format", "out"}, {"json"}, true},
@@ -58,6 +59,8 @@ const std::vector<Command>& commands() {
          "runs    --project PROJECT [--rename ID --label TEXT | --delete ID | --annotate ID --note TEXT] [--json]",
          {{"project", "rename", "label", "delete", "annotate", "note"}, {"json"}, false},
          runRuns},
+        {"analyze", "analyze --project PROJECT [--run ID] [--iteration K] [--json]",
+         {{"project", "run", "iteration"}, {"json"}, false}, runAnalyze},
         {"zoo", "zoo     list [--json]", {{}, {"json"}, true}, runZoo},
         {"bench",
          "bench   allreduce [--algorithm plan|dynamic|ring|recursive-doubling|halving-doubling|torus|auto]\n"

@@ -25,6 +25,7 @@ int runImport(const Args& args);
 int runExport(const Args& args);
 int runMerge(const Args& args);
 int runRuns(const Args& args);
+int runAnalyze(const Args& args);
 int runZoo(const Args& args);
 int runBench(const Args& args);
 

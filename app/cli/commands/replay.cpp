@@ -2,17 +2,19 @@
 // objects the engine runs, on a virtual clock.
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/replay_source.h"
+#include "app/common/comparison.h"
 #include "app/common/policy_json.h"
 #include "app/common/trace_conversion.h"
 #include "app/common/units.h"
 #include "profiler/project.h"
 
 #include <cstdio>
+#include <limits>
 
 namespace pacer::cli {
 namespace {
 
-engine::ReplayResult replayOrThrow(const ReplaySource& s, const engine::PolicyConfig& config,
+engine::ReplayResult replayOrThrow(const app::ReplayInput& s, const engine::PolicyConfig& config,
                                    const engine::WhatIf& whatIf, int iterations) {
     engine::SimOptions options;
     if (iterations > 0) options.iterations = iterations;
@@ -30,7 +32,7 @@ void printFigures(const char* label, const engine::SimFigures& f) {
 
 int runReplay(const Args& args) {
     if (!args.has("policy") && !args.has("priorities")) throw usageError("option '--policy' is required");
-    const ReplaySource source = loadReplaySource(args);
+    const app::ReplayInput source = loadReplaySource(args);
     engine::PolicyConfig config = policyFrom(args, source.observedConfig);
     const engine::WhatIf whatIf = whatIfFrom(args);
     const int iterations = args.integer("iterations", 2, 1000).value_or(0);
@@ -87,7 +89,7 @@ int runReplay(const Args& args) {
 }
 
 int runSweep(const Args& args) {
-    const ReplaySource source = loadReplaySource(args);
+    const app::ReplayInput source = loadReplaySource(args);
     if (!args.has("policy")) throw usageError("option '--policy' is required");
     std::string knob;
     std::int64_t lo = 0, hi = 0;
@@ -97,15 +99,8 @@ int runSweep(const Args& args) {
         if (!knob.empty()) throw usageError("sweep one knob at a time");
         knob = k;
         if (knob == "credit" || knob == "ranks") {
-            const auto colon = v->find(':');
-            try {
-                lo = std::stoll(v->substr(0, colon));
-                hi = std::stoll(v->substr(colon + 1));
-            } catch (const std::exception&) {
-                throw usageError("--" + knob + " must be MIN:MAX, e.g. " + (knob == "ranks" ? "8:4096" : "1:16"));
-            }
-            if (lo < 1 || lo > hi) throw usageError("--" + knob + " must be MIN:MAX with 1 <= MIN <= MAX");
-            if (knob == "ranks" && hi > 1 << 20) throw usageError("--ranks above 1048576 is not a rank count");
+            // A rank count beyond 2^20 is no data-parallel job the model is meant for.
+            std::tie(lo, hi) = *args.integerRange(k, 1, knob == "ranks" ? 1 << 20 : std::numeric_limits<int>::max());
         } else {
             std::tie(lo, hi) = *args.sizeRange(k);
         }
@@ -161,57 +156,63 @@ int runSweep(const Args& args) {
 
 int runCompare(const Args& args) {
     const std::string project = args.required("project");
-    if (args.positionals().empty()) throw usageError("name at least one run id or POLICY[:SEGMENT_BYTES] to compare");
-    const std::int64_t baseRun = args.integer("run", 1, 1 << 30).value_or(0);
-    nlohmann::json rows = nlohmann::json::array();
-    ReplaySource latest;
-    bool latestLoaded = false;
-    for (const std::string& item : args.positionals()) {
-        nlohmann::json row;
-        const bool isRun = !item.empty() && item.find_first_not_of("0123456789") == std::string::npos;
-        if (isRun) {
-            const ReplaySource s = loadRunSource(project, std::stoll(item));
-            const engine::ReplayResult r = replayOrThrow(s, s.observedConfig, {}, 0);
-            row = figuresJson(r.sim.figures);
-            row["item"] = item;
-            row["kind"] = "run";
-            row["policy"] = s.observedPolicy;
-            row["measured_iter_ms"] = s.measuredIterMs;
-        } else {
-            if (!latestLoaded) {
-                latest = loadRunSource(project, baseRun);
-                latestLoaded = true;
-            }
-            engine::PolicyConfig config = latest.observedConfig;
-            const auto colon = item.find(':');
-            config.name = item.substr(0, colon);
-            if (colon != std::string::npos) {
-                auto bytes = app::parseSize(item.substr(colon + 1));
-                if (!bytes || *bytes == 0) throw usageError("'" + item + "': the segment size is not a size");
-                config.segment_bytes = static_cast<std::size_t>(*bytes);
-            }
-            const engine::ReplayResult r = replayOrThrow(latest, config, {}, 0);
-            row = figuresJson(r.sim.figures);
-            row["item"] = item;
-            row["kind"] = "replay";
-            row["policy"] = config.name;
-            row["of_run"] = latest.runId;
-        }
-        rows.push_back(row);
-    }
+    if (args.positionals().empty())
+        throw usageError("name at least one run id, POLICY[:SEGMENT_BYTES][@RUN] or saved schedule to compare");
+    if (auto st = profiler::checkProject(project); !st.ok()) throw usageError(st.message());
+    const std::int64_t defaultRun = args.integer("run", 1, 1 << 30).value_or(0);
+    auto items = app::parseCompareItems(args.positionals(), project, defaultRun);
+    if (!items.ok()) throw usageError(items.message());
+    app::ProjectInputs inputs(project);
+    auto comparison = app::compare(inputs, items.value());
+    if (!comparison.ok()) throw usageError(comparison.message());
+    const app::Comparison& c = comparison.value();
+
+    auto rowJson = [&](std::size_t i) {
+        const app::CompareRow& row = c.rows[i];
+        nlohmann::json j = figuresJson(row.predicted.figures);
+        const bool isRun = row.item.kind == app::CompareItem::Kind::Run;
+        j["item"] = row.item.label;
+        j["kind"] = isRun ? "run" : "replay";
+        j["policy"] = row.config.name;
+        j["segment_bytes"] = row.config.segment_bytes;
+        j[isRun ? "run" : "of_run"] = row.runId;
+        j["experiment"] = row.experimentName;
+        j["group"] = row.group;
+        if (row.measuredIterMs > 0) j["measured_iter_ms"] = row.measuredIterMs;
+        return j;
+    };
     if (args.flag("json")) {
-        printJson({{"project", project}, {"items", rows}});
+        nlohmann::json rows = nlohmann::json::array(), groups = nlohmann::json::array();
+        for (std::size_t i = 0; i < c.rows.size(); ++i) rows.push_back(rowJson(i));
+        for (const app::CompareGroup& g : c.groups) groups.push_back({{"experiment", g.experimentName}, {"runs", g.runs}});
+        printJson({{"project", project}, {"items", rows}, {"experiments", groups},
+                   {"mixed_experiments", c.mixedExperiments()}});
         return 0;
     }
-    std::printf("%-20s %-8s %-14s %12s %12s %12s %9s\n", "item", "kind", "policy", "predicted ms", "measured ms",
-                "exposed ms", "overlap");
-    for (const auto& row : rows) {
-        std::printf("%-20s %-8s %-14s %12.3f %12s %12.3f %8.0f%%\n", row["item"].get<std::string>().c_str(),
-                    row["kind"].get<std::string>().c_str(), row["policy"].get<std::string>().c_str(),
-                    row["predicted_iter_ms"].get<double>(),
-                    row.contains("measured_iter_ms") ? std::to_string(row["measured_iter_ms"].get<double>()).c_str() : "-",
-                    row["exposed_comm_ms"].get<double>(), row["overlap"].get<double>() * 100);
+    // One table per experiment: times of runs that trained different things are not set side by side.
+    for (std::size_t g = 0; g < c.groups.size(); ++g) {
+        std::string runs;
+        for (std::int64_t r : c.groups[g].runs) runs += (runs.empty() ? "" : ", ") + std::to_string(r);
+        const std::string name = c.groups[g].experimentName.empty() ? "(no experiment recorded)" : c.groups[g].experimentName;
+        std::printf("%sexperiment %s, run%s %s\n", g ? "\n" : "", name.c_str(), c.groups[g].runs.size() > 1 ? "s" : "",
+                    runs.c_str());
+        std::printf("%-20s %-16s %-22s %12s %12s %12s %9s\n", "item", "kind", "policy", "predicted ms", "measured ms",
+                    "exposed ms", "overlap");
+        for (const app::CompareRow& row : c.rows) {
+            if (row.group != static_cast<int>(g)) continue;
+            const bool isRun = row.item.kind == app::CompareItem::Kind::Run;
+            const std::string kind = (isRun ? "run " : "replay of run ") + std::to_string(row.runId);
+            const std::string policy = app::describeSchedule(row.config);
+            char measured[32] = "-";
+            if (row.measuredIterMs > 0) std::snprintf(measured, sizeof measured, "%.3f", row.measuredIterMs);
+            std::printf("%-20s %-16s %-22s %12.3f %12s %12.3f %8.0f%%\n", row.item.label.c_str(), kind.c_str(),
+                        policy.c_str(), row.predicted.figures.iter_ms, measured, row.predicted.figures.exposed_comm_ms,
+                        row.predicted.figures.overlap * 100);
+        }
     }
+    if (c.mixedExperiments())
+        std::printf("\nnote: the items come from %zu experiments that train different things; compare within a table\n",
+                    c.groups.size());
     return 0;
 }
 

@@ -1,70 +1,22 @@
 #include "app/cli/commands/replay_source.h"
 
 #include "app/cli/commands/commands.h"
-#include "app/common/policy_json.h"
-#include "app/common/trace_conversion.h"
-#include "engine/replay/observed_run.h"
 #include "engine/replay/zoo.h"
 #include "pacer/config.h"
-#include "profiler/project.h"
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <filesystem>
 #include <fstream>
 
 namespace pacer::cli {
 
-namespace {
-
-// How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
-// readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
-// runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
-// flight after warm-up; everything else runs one.
-void describeEngine(const profiler::RunSummary& run, engine::ObservedRun& observed) {
-    observed.readiness_rides_on_units = false;
-    observed.channels = 1;
-    const auto experiment = nlohmann::json::parse(run.experiment_json, nullptr, false);
-    if (run.backend != "cpu" || !experiment.is_object()) return;
-    const std::string order = experiment.value("order", std::string("dynamic"));
-    observed.readiness_rides_on_units = order == "dynamic";
-    const auto channels = experiment.find("channels");
-    if (order == "plan" && channels != experiment.end() && channels->is_number_integer())
-        observed.channels = std::clamp(channels->get<int>(), 1, 16);
+app::ReplayInput loadRunSource(const std::string& project, std::int64_t runId) {
+    auto input = app::loadRunInput(project, runId);
+    if (!input.ok()) throw usageError(input.message());
+    return std::move(input).value();
 }
 
-}  // namespace
-
-ReplaySource loadRunSource(const std::string& project, std::int64_t runId) {
-    if (!std::filesystem::exists(project)) throw usageError(project + ": no such file");
-    if (auto st = profiler::checkProject(project); !st.ok()) throw usageError(st.message());
-    auto summary = profiler::readRunSummary(project, runId);
-    if (!summary.ok()) throw usageError(summary.status().message());
-    auto trace = profiler::readRun(project, summary.value().run_id);
-    if (!trace.ok()) throw usageError(trace.status().message());
-    engine::ObservedRun observed = app::observedFromTrace(trace.value());
-    describeEngine(summary.value(), observed);
-    auto workload = engine::extractWorkload(observed);
-    if (!workload.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
-                                         " cannot be replayed: " + workload.status().message());
-    auto cost = engine::fitCostModel(observed);
-    if (!cost.ok()) throw usageError(project + ": run " + std::to_string(trace.value().run_id) +
-                                     ": no link cost can be fitted: " + cost.status().message());
-    ReplaySource s;
-    s.workload = std::move(workload).value();
-    s.cost = cost.value();
-    s.runId = trace.value().run_id;
-    s.observedPolicy = trace.value().policy;
-    s.observedConfig.name = trace.value().policy.empty() ? "fifo" : trace.value().policy;
-    if (trace.value().segment_bytes > 0) s.observedConfig.segment_bytes = static_cast<std::size_t>(trace.value().segment_bytes);
-    s.description = project + " run " + std::to_string(s.runId) + " (" + s.observedPolicy + ", " +
-                    std::to_string(trace.value().ranks) + " ranks)";
-    if (auto it = summary.value().metrics.find("iter_ms"); it != summary.value().metrics.end()) s.measuredIterMs = it->second;
-    return s;
-}
-
-ReplaySource loadReplaySource(const Args& args) {
+app::ReplayInput loadReplaySource(const Args& args) {
     const auto project = args.value("project");
     const auto model = args.value("model");
     if (project.has_value() == model.has_value()) throw usageError("give exactly one of --project or --model");
@@ -74,12 +26,9 @@ ReplaySource loadReplaySource(const Args& args) {
     }
     if (args.has("run")) throw usageError("--run goes with --project");
     const double tflops = args.number("device-tflops", 0.001, 1e6).value_or(0);
-    auto workload = engine::loadProfile(*model, tflops, zooDirs());
-    if (!workload.ok()) throw usageError(workload.status().message());
-    ReplaySource s;
-    s.workload = std::move(workload).value();
-    s.description = "model " + *model;
-    return s;  // the default cost model; --link-gbps / --link-latency-us set it
+    auto input = app::loadModelInput(*model, tflops, zooDirs());
+    if (!input.ok()) throw usageError(input.message());
+    return std::move(input).value();
 }
 
 engine::WhatIf whatIfFrom(const Args& args) {

@@ -1,11 +1,11 @@
-// Where a replay's workload and link cost come from: a captured/imported run in a project, or a model-zoo
-// profile (or a user's profile file). Shared by replay, sweep and compare.
+// The CLI's side of replay: the input named by --project/--run or --model (read by app/common's replay session),
+// the what-if and policy options, and the figures in JSON. Shared by replay, sweep and compare.
 #pragma once
 
 #include "app/cli/cli_args.h"
+#include "app/common/replay_session.h"
 #include "engine/policy_config.h"
 #include "engine/replay/replay.h"
-#include "engine/sim/workload.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,18 +13,9 @@
 
 namespace pacer::cli {
 
-struct ReplaySource {
-    engine::Workload workload;
-    engine::CostModel cost;
-    std::string description;      // "project.pacer run 3 (fifo, 2 ranks)" or "zoo resnet50"
-    std::string observedPolicy;   // the policy the run used, when it came from a run
-    engine::PolicyConfig observedConfig;
-    double measuredIterMs = 0;    // the run's own iter_ms, when known
-    std::int64_t runId = 0;
-};
-
-ReplaySource loadReplaySource(const Args& args);   // --project [--run] | --model
-ReplaySource loadRunSource(const std::string& project, std::int64_t runId);
+// Reads the input through app/common's replay session path; a bad project, run or profile is a usage error.
+app::ReplayInput loadReplaySource(const Args& args);   // --project [--run] | --model
+app::ReplayInput loadRunSource(const std::string& project, std::int64_t runId);
 engine::WhatIf whatIfFrom(const Args& args);        // --ranks --link-gbps --link-latency-us --compute-speed
 // --policy and the knobs that go with it, on top of `base`
 engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base);

@@ -42,7 +42,7 @@ int runBench(const Args& args) {
     if (auto c = args.integer("channels", 1, 16)) o.channels = *c;
     if (auto t = args.value("topology")) o.topology = *t;
     if (auto g = args.number("link-gbps", 0, 10000)) o.link_gbps = *g;
-    if (auto l = args.number("link-latency-us", 0, 1e7)) o.link_latency_us = *l;
+    if (auto l = args.number("link-latency-us", 0, 1e6)) o.link_latency_us = *l;
     auto rows = engine::runAllreduceBench(o);
     if (!rows.ok()) throw usageError(rows.status().message());
     if (args.flag("json")) {

@@ -1,5 +1,7 @@
 #include "app/gui/models/project_loader.h"
 
+#include "app/gui/models/large_run.h"
+
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QJsonDocument>
@@ -12,7 +14,7 @@
 
 namespace pacer::gui {
 
-ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId)
+ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId, const LargeRunLimits& limits)
 {
     ProjectSnapshot snapshot;
     snapshot.path = path;
@@ -59,7 +61,22 @@ ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId)
             {saved.id, QString::fromStdString(saved.name), QString::fromStdString(saved.policy)});
     if (snapshot.overview.runs.empty())
         return snapshot;
-    auto trace = profiler::readRun(file, runId);
+    // A large run is opened by its outline and summary, and read a window at a time as the view moves.
+    QString largeError;
+    auto large = openLargeRun(path, runId, &largeError, limits);
+    if (!large) {
+        snapshot.error = largeError;
+        return snapshot;
+    }
+    if (large->outline.events > large->limits.wholeRunEvents) {
+        snapshot.runId = large->runId;
+        snapshot.index = buildLargeRunIndex(std::move(large));
+        snapshot.trace = snapshot.index->trace;
+        // Replay needs the whole run in memory; the CLI's replay reads it (pacer-cli replay --project).
+        snapshot.replayError = QStringLiteral("the run is too large to replay in the editor");
+        return snapshot;
+    }
+    auto trace = profiler::readRun(file, large->runId);
     if (!trace.ok()) {
         snapshot.error = QString::fromStdString(trace.message());
         return snapshot;
@@ -67,8 +84,17 @@ ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId)
     snapshot.runId = trace->run_id;
     snapshot.trace = std::make_shared<const profiler::RunTrace>(std::move(trace).value());
     snapshot.index = buildTimelineIndex(snapshot.trace);
+    for (const profiler::RunSummary& summary : runs.value()) {
+        if (summary.run_id != snapshot.runId) continue;
+        auto input = app::inputFromRun(snapshot.trace, summary, file);
+        if (input.ok())
+            snapshot.replayInput = std::make_shared<const app::ReplayInput>(std::move(input).value());
+        else
+            snapshot.replayError = QString::fromStdString(input.message());
+    }
 #else
     (void)runId;
+    (void)limits;
     snapshot.error = QStringLiteral("this build of pacer was made without the project store (profiler/project.h)");
 #endif
     return snapshot;
@@ -101,7 +127,7 @@ quint64 ProjectLoader::load(const QString& path, std::int64_t runId)
         else
             emit failed(snapshot.path, snapshot.error);
     });
-    watcher->setFuture(QtConcurrent::run(&m_pool, readProjectSnapshot, path, runId));
+    watcher->setFuture(QtConcurrent::run(&m_pool, [path, runId] { return readProjectSnapshot(path, runId); }));
     return generation;
 }
 

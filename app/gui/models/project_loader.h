@@ -6,6 +6,7 @@
 // keeps, and nothing is shared with the worker thread once it is done.
 #pragma once
 
+#include "app/common/replay_session.h"
 #include "app/gui/models/project_tree_model.h"
 #include "app/gui/models/timeline_model.h"
 #include "profiler/trace_model.h"
@@ -26,11 +27,16 @@ struct ProjectSnapshot {
     std::shared_ptr<const TimelineIndex> index;       // the timeline's index of trace, built on the reading thread
     std::int64_t runId = 0;                           // the run in trace (0 when none)
     QString error;                                    // non-empty: the project could not be read; why
+    // What the schedule editor replays, built from the same read (null when the run cannot be replayed:
+    // replayError says why).
+    std::shared_ptr<const app::ReplayInput> replayInput;
+    QString replayError;
 };
 
-// Reads a project synchronously (runId 0 = the latest run) and indexes its trace for the timeline. Safe to
+// Reads a project synchronously (runId 0 = the latest run) and indexes its trace for the timeline; a run of
+// more than limits.wholeRunEvents events is opened by its outline and summary instead (large_run.h). Safe to
 // call from any thread.
-ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId);
+ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId, const LargeRunLimits& limits = {});
 
 class ProjectLoader : public QObject {
     Q_OBJECT

@@ -2,7 +2,10 @@
 
 #include "app/gui/models/event_style.h"
 
+#include <QFutureWatcher>
 #include <QHash>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <limits>
@@ -62,7 +65,7 @@ TimelineModel::TimelineModel(QObject* parent) : QAbstractListModel(parent), m_in
 
 TimelineModel::~TimelineModel() = default;
 
-std::shared_ptr<const TimelineIndex> buildTimelineIndex(std::shared_ptr<const RunTrace> trace)
+std::shared_ptr<TimelineIndex> buildTimelineIndex(std::shared_ptr<const RunTrace> trace)
 {
     auto index = std::make_shared<TimelineIndex>();
     TimelineIndex& x = *index;
@@ -189,6 +192,7 @@ void TimelineModel::setTrace(std::shared_ptr<const RunTrace> trace)
 void TimelineModel::setIndex(std::shared_ptr<const TimelineIndex> index)
 {
     beginResetModel();
+    ++m_windowGeneration;  // a window still being read belongs to the previous run
     m_index = index ? std::move(index) : buildTimelineIndex(nullptr);
     endResetModel();
 }
@@ -237,6 +241,10 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
 {
     if (!m_index->trace || laneIndex < 0 || laneIndex >= laneCount())
         return;
+    if (const SummaryLevelCells* cells = summaryFor(laneIndex, axis)) {
+        appendSummaryItems(laneIndex, *cells, axis, minWidthPx, out, maxFoldPx);
+        return;
+    }
     const Lane& lane = m_index->lanes[static_cast<std::size_t>(laneIndex)];
     const auto& events = m_index->trace->events;
     // First event that may reach into the view: ends are not sorted, their running maximum is.
@@ -306,6 +314,165 @@ void TimelineModel::appendDrawItems(int laneIndex, const TimeAxis& axis, double 
         }
     }
     flushFold();
+}
+
+const SummaryLevelCells* TimelineModel::summaryFor(int laneIndex, const TimeAxis& axis) const
+{
+    if (!m_index->large)
+        return nullptr;
+    const auto lane = static_cast<std::size_t>(laneIndex);
+    const auto& resident = m_index->large->resident;
+    if (lane >= resident.size() || resident[lane].empty())
+        return nullptr;  // a lane too small for a summary: its events are always in the index
+    const LargeRunWindow& w = m_index->window;
+    if (w.end > w.start && w.start <= axis.start && axis.end <= w.end) {
+        if (lane < w.cells.size() && w.cells[lane].width > 0)
+            return &w.cells[lane];
+        return nullptr;  // the window holds this lane's events
+    }
+    return &resident[lane].back();
+}
+
+void TimelineModel::appendSummaryItems(int laneIndex, const SummaryLevelCells& c, const TimeAxis& axis,
+                                       double minWidthPx, std::vector<DrawItem>& out, double maxFoldPx) const
+{
+    // Each cell becomes a span from its bucket's start over its longest event (or its busy time, if longer,
+    // up to the bucket's width); neighbouring spans fold as events do, taking the colour of the longest peak.
+    const auto& extents = m_index->large->outline.extents;
+    std::int64_t longest = 0;
+    for (const auto& x : extents)
+        if (x.track == m_index->lanes[static_cast<std::size_t>(laneIndex)].track)
+            longest = x.longest_ns;
+    const std::int64_t firstBucket = (axis.start - longest) / c.width - 1;
+    auto it = std::lower_bound(c.cells.begin(), c.cells.end(), firstBucket,
+                               [](const profiler::SummaryCell& cell, std::int64_t b) { return cell.bucket < b; });
+    const double clipLeft = axis.left - 2.0;
+    const double clipRight = axis.left + axis.width + 2.0;
+    DrawItem fold;
+    bool foldOpen = false;
+    std::int64_t foldPeak = -1;
+    auto colourOf = [this](profiler::EventKind kind) {
+        TraceEvent e;
+        e.kind = kind;
+        return foldedColour(eventColour(e, m_index->minPriority, m_index->maxPriority));
+    };
+    for (; it != c.cells.end(); ++it) {
+        const std::int64_t start = it->bucket * c.width;
+        if (start >= axis.end)
+            break;
+        const std::int64_t end = start + std::max(it->peak_ns, std::min(it->busy_ns, c.width));
+        if (end < axis.start)
+            continue;
+        const double x0 = std::clamp(axis.toX(start), clipLeft, clipRight);
+        const double x1 = std::clamp(axis.toX(end), clipLeft, clipRight);
+        if (foldOpen && x0 - fold.x1 < minWidthPx && x0 < fold.x0 + maxFoldPx) {
+            fold.x1 = std::max(fold.x1, x1);
+            fold.count += static_cast<int>(std::min<std::int64_t>(it->count, 1 << 30));
+            fold.t1 = std::max(fold.t1, end);
+            fold.busy += it->busy_ns;
+            if (it->peak_ns > foldPeak) {
+                foldPeak = it->peak_ns;
+                fold.colour = colourOf(it->peak_kind);
+            }
+            continue;
+        }
+        if (foldOpen) {
+            fold.x1 = std::max(fold.x1, fold.x0 + 1.0);
+            out.push_back(fold);
+        }
+        fold = DrawItem{x0, x1, laneIndex, -1, static_cast<int>(std::min<std::int64_t>(it->count, 1 << 30)),
+                        colourOf(it->peak_kind), start, end, it->busy_ns};
+        foldPeak = it->peak_ns;
+        foldOpen = true;
+    }
+    if (foldOpen) {
+        fold.x1 = std::max(fold.x1, fold.x0 + 1.0);
+        out.push_back(fold);
+    }
+}
+
+void TimelineModel::requestRange(std::int64_t t0, std::int64_t t1, double nsPerPixel)
+{
+    LargeRunWindow plan;
+    if (!planWindow(*m_index, t0, t1, nsPerPixel, &plan))
+        return;
+    // The read in flight already covers this with the same kind of detail: wait for it.
+    if (m_windowReads > 0 && m_pending.start <= t0 && t1 <= m_pending.end && m_pending.events == plan.events &&
+        m_pending.level == plan.level)
+        return;
+    m_pending = plan;
+    const quint64 generation = ++m_windowGeneration;
+    ++m_windowReads;
+    auto* watcher = new QFutureWatcher<std::pair<std::shared_ptr<const TimelineIndex>, QString>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        --m_windowReads;
+        watcher->deleteLater();
+        const auto [index, error] = watcher->result();
+        if (generation != m_windowGeneration)
+            return;  // a newer request was made meanwhile
+        if (!index) {
+            emit windowFailed(error);
+            return;
+        }
+        setWindow(index);
+    });
+    // The worker keeps the current index alive through its own reference; nothing else is shared.
+    watcher->setFuture(QtConcurrent::run([base = m_index, plan] {
+        QString error;
+        auto index = readLargeRunWindow(*base, plan, &error);
+        return std::make_pair(std::move(index), error);
+    }));
+}
+
+void TimelineModel::setWindow(std::shared_ptr<const TimelineIndex> index)
+{
+    if (!index || index->large != m_index->large || index->lanes.size() != m_index->lanes.size()) {
+        setIndex(std::move(index));
+        return;
+    }
+    m_index = std::move(index);
+    if (laneCount() > 0)
+        emit dataChanged(this->index(0), this->index(laneCount() - 1), {EventCountRole});
+    emit windowChanged();
+}
+
+bool TimelineModel::holdsEventsOf(std::int64_t t0, std::int64_t t1) const
+{
+    if (!m_index->large)
+        return true;
+    const LargeRunWindow& w = m_index->window;
+    if (!(w.end > w.start && w.start <= t0 && t1 <= w.end))
+        return false;
+    for (const SummaryLevelCells& cells : w.cells)
+        if (cells.width > 0)
+            return false;  // this lane's range is held as a summary
+    return true;
+}
+
+int TimelineModel::findNext(const QString& text, std::int64_t after) const
+{
+    if (!m_index->trace || text.isEmpty())
+        return -1;
+    std::vector<char> matches(m_index->names.size(), 0);
+    bool any = false;
+    for (std::size_t id = 0; id < m_index->names.size(); ++id)
+        any |= (matches[id] = m_index->names[id].contains(text, Qt::CaseInsensitive)) != 0;
+    if (!any)
+        return -1;
+    const auto& events = m_index->trace->events;
+    int best = -1, first = -1;
+    for (const Lane& lane : m_index->lanes) {
+        for (const int e : lane.events) {
+            if (!matches[static_cast<std::size_t>(m_index->nameOfEvent[static_cast<std::size_t>(e)])])
+                continue;
+            const std::int64_t start = events[static_cast<std::size_t>(e)].start;
+            if (first < 0 || start < events[static_cast<std::size_t>(first)].start)
+                first = e;
+            if (start > after && (best < 0 || start < events[static_cast<std::size_t>(best)].start))
+                best = e;
+        }
+    }
+    return best >= 0 ? best : first;
 }
 
 int TimelineModel::eventAt(int laneIndex, std::int64_t t, std::int64_t slackNs) const
@@ -380,6 +547,11 @@ QString TimelineModel::drawItemDetails(const DrawItem& item) const
 {
     if (!m_index->trace || item.lane < 0 || item.lane >= laneCount())
         return {};
+    if (item.isSummary())
+        return QStringLiteral("<b>%1 events</b> (zoom in to see them)<br>%2 … %3, busy %4")
+            .arg(item.count)
+            .arg(formatDuration(item.t0 - m_index->start), formatDuration(item.t1 - m_index->start),
+                 formatDuration(item.busy));
     const Lane& lane = m_index->lanes[static_cast<std::size_t>(item.lane)];
     const auto first = static_cast<std::size_t>(item.first);
     if (first >= lane.events.size())
@@ -415,7 +587,13 @@ QVariant TimelineModel::data(const QModelIndex& index, int role) const
     case RankRole: return lane.rank;
     case TrackKindRole: return static_cast<int>(lane.kind);
     case TrackIdRole: return lane.track;
-    case EventCountRole: return static_cast<qulonglong>(lane.events.size());
+    case EventCountRole:
+        if (m_index->large) {
+            for (const auto& x : m_index->large->outline.extents)
+                if (x.track == lane.track)
+                    return static_cast<qulonglong>(x.events);
+        }
+        return static_cast<qulonglong>(lane.events.size());
     default: return {};
     }
 }

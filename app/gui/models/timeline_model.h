@@ -8,6 +8,7 @@
 // (as Tracy does), so phase two paints O(pixels) rectangles without allocating, however large the run.
 #pragma once
 
+#include "app/gui/models/large_run.h"
 #include "app/gui/models/time_axis.h"
 #include "profiler/trace_model.h"
 
@@ -25,9 +26,14 @@ struct DrawItem {
     double x0 = 0.0;  // px, clipped to the axis (plus a margin) so painting never sees huge coordinates
     double x1 = 0.0;
     int lane = 0;
-    int first = 0;    // position in the lane's event list of the first event drawn by this item
+    int first = 0;    // position in the lane's event list of the first event drawn by this item; -1: summary
     int count = 1;    // > 1: that many consecutive sub-pixel events folded into this item
     QRgb colour = 0;
+    // Summary items of a large run (first == -1) stand for stored buckets, not for events in memory.
+    std::int64_t t0 = 0;
+    std::int64_t t1 = 0;
+    std::int64_t busy = 0;
+    bool isSummary() const { return first < 0; }
 };
 
 // One training iteration's span, for the ruler's iteration bands.
@@ -69,9 +75,14 @@ struct TimelineIndex {
     std::int64_t end = 1;
     int minPriority = 0;               // over all-reduce units with a priority
     int maxPriority = 0;
+
+    // A run read a window at a time (large_run.h): then `trace` holds the window's events only, and lanes
+    // outside it are drawn from the summary.
+    std::shared_ptr<const LargeRun> large;
+    LargeRunWindow window;
 };
 
-std::shared_ptr<const TimelineIndex> buildTimelineIndex(std::shared_ptr<const profiler::RunTrace> trace);
+std::shared_ptr<TimelineIndex> buildTimelineIndex(std::shared_ptr<const profiler::RunTrace> trace);
 
 class TimelineModel : public QAbstractListModel {
     Q_OBJECT
@@ -115,6 +126,21 @@ public:
     void appendDrawItems(int lane, const TimeAxis& axis, double minWidthPx, std::vector<DrawItem>& out,
                          double maxFoldPx = 12.0) const;
 
+    // A large run: reads what [t0, t1) at nsPerPixel needs, off this thread, unless the index has it; the
+    // new index arrives with windowChanged(). No-op for runs held whole.
+    void requestRange(std::int64_t t0, std::int64_t t1, double nsPerPixel);
+    bool isLarge() const { return m_index->large != nullptr; }
+    bool isReadingWindow() const { return m_windowReads > 0; }
+    // Installs a window read elsewhere (the benchmark reads synchronously); lanes stay the same.
+    void setWindow(std::shared_ptr<const TimelineIndex> index);
+
+    // Whether every event overlapping [t0, t1) is in trace(): always for a run held whole; for a large run when
+    // its window holds the events of a range that covers it.
+    bool holdsEventsOf(std::int64_t t0, std::int64_t t1) const;
+    // The first event on a lane, by start after `after`, whose name contains text (case-insensitive); wraps
+    // around to the earliest; -1 when none (a large run searches the events it holds).
+    int findNext(const QString& text, std::int64_t after) const;
+
     // The event (index into trace().events) of the lane covering time t, or within slackNs of it; -1 if none.
     int eventAt(int lane, std::int64_t t, std::int64_t slackNs) const;
 
@@ -135,8 +161,20 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
 
+signals:
+    // A large run's window arrived: same lanes, other events (event indices of the old window are void).
+    void windowChanged();
+    void windowFailed(const QString& message);
+
 private:
+    void appendSummaryItems(int lane, const SummaryLevelCells& cells, const TimeAxis& axis, double minWidthPx,
+                            std::vector<DrawItem>& out, double maxFoldPx) const;
+    const SummaryLevelCells* summaryFor(int lane, const TimeAxis& axis) const;
+
     std::shared_ptr<const TimelineIndex> m_index;  // never null: an empty index when there is no run
+    quint64 m_windowGeneration = 0;
+    int m_windowReads = 0;
+    LargeRunWindow m_pending;  // the window being read, so the same request is not made twice
 };
 
 }  // namespace pacer::gui

@@ -1,0 +1,87 @@
+// A comparison: measured runs and replayed schedules side by side, each row saying which run it is or replays
+// on and which experiment that run trained. Shared by `pacer-cli compare` and the GUI's compare view, so both
+// read the same figures with the same rules:
+//  - a run item is the run's measurement next to its self-replay;
+//  - a schedule item replays on the run it names (POLICY[:SIZE]@RUN, or a saved schedule's own run), else on
+//    the run given as the default (the CLI's --run, or the last run item named before it, or the latest run);
+//  - differences against the baseline are given only between rows of the same experiment; rows of different
+//    experiments are kept in separate groups, never silently mixed.
+#pragma once
+
+#include "app/common/replay_session.h"
+#include "engine/policy_config.h"
+#include "engine/replay/replay.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pacer::app {
+
+struct CompareItem {
+    enum class Kind { Run, Schedule };
+    Kind kind = Kind::Run;
+    std::string label;            // as the user named it: "3", "pace:256KiB", "pace@1", a saved schedule's name
+    std::int64_t runId = 0;       // the run it is, or replays on; 0 = the default run
+    engine::PolicyConfig config;  // a schedule's settings (unused for a run); segment_bytes 0 = the run's own
+    engine::WhatIf whatIf;
+};
+
+struct CompareRow {
+    CompareItem item;
+    std::int64_t runId = 0;           // the run it is, or replays on (resolved)
+    std::string experimentName;
+    int group = 0;                    // index into Comparison::groups
+    engine::PolicyConfig config;      // the schedule replayed (a run: the one it ran)
+    engine::SimResult predicted;      // a run: its self-replay
+    double measuredIterMs = 0;        // runs only; 0 = not measured
+    std::shared_ptr<const ReplayInput> input;  // what it was replayed from (its run's trace for drawing)
+};
+
+struct CompareGroup {
+    std::string experimentName;       // "" when the runs carry no experiment
+    std::string key;                  // ReplayInput::experimentKey
+    std::vector<std::int64_t> runs;   // the runs of this group, in order of first appearance
+};
+
+struct Comparison {
+    std::vector<CompareRow> rows;
+    std::vector<CompareGroup> groups;
+    bool mixedExperiments() const { return groups.size() > 1; }
+};
+
+// The runs of one project, each read once and kept (a comparison often names the same run many times).
+class ProjectInputs {
+public:
+    explicit ProjectInputs(std::string project) : m_project(std::move(project)) {}
+    const std::string& project() const { return m_project; }
+    // runId 0 = the latest run.
+    engine::Result<std::shared_ptr<const ReplayInput>> input(std::int64_t runId);
+
+private:
+    std::string m_project;
+    std::map<std::int64_t, std::shared_ptr<const ReplayInput>> m_inputs;
+    std::int64_t m_latest = -1;
+};
+
+// Parses the CLI's words: "N" a run; "POLICY[:SIZE][@RUN]" a schedule; anything else must be a saved schedule's
+// name in the project. A schedule without @RUN replays on the last run named before it, else on defaultRun
+// (0 = the latest run).
+engine::Result<std::vector<CompareItem>> parseCompareItems(const std::vector<std::string>& words,
+                                                           const std::string& project, std::int64_t defaultRun);
+
+engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<CompareItem>& items,
+                                   const engine::SimOptions& options = {});
+
+// Relative change of a row's iteration time against the baseline row (the measurement where both are runs,
+// else the predictions), e.g. -0.12 for 12% faster; nullopt when the two rows are of different experiments.
+std::optional<double> changeAgainst(const Comparison& c, std::size_t row, std::size_t baseline);
+// "pace 256 KiB", "ddp 25 MiB buckets", "bytescheduler 4 MiB ×4", "horovod", "fifo": the settings that matter.
+std::string describeSchedule(const engine::PolicyConfig& config);
+// The iteration time a row stands for: measured for a run, predicted for a schedule.
+double iterationMs(const CompareRow& row);
+
+}  // namespace pacer::app

@@ -1,0 +1,65 @@
+// Where a replay's input comes from, read once and kept while the user edits: a captured or imported run of a
+// project (its trace, the engine it ran on, the fitted link cost), or a model-zoo profile. The CLI's replay,
+// sweep and compare and the GUI's schedule editor all go through here, so they predict from the same input.
+//
+// A ReplayInput is immutable once built; ReplaySession shares it (the GUI replays on a worker thread while the
+// editor keeps a copy), and each replay only simulates: nothing is re-read or re-fitted per edit.
+#pragma once
+
+#include "engine/policy_config.h"
+#include "engine/replay/replay.h"
+#include "engine/sim/workload.h"
+#include "engine/status.h"
+#include "profiler/project.h"
+#include "profiler/trace_model.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pacer::app {
+
+struct ReplayInput {
+    engine::Workload workload;
+    engine::CostModel cost;           // fitted from the run; the default model for a profile
+    std::string description;          // "runs.pacer run 3 (fifo, 2 ranks, mlp-2rank)" or "model resnet50"
+    engine::PolicyConfig observedConfig;  // the policy and segment size the run used (fifo for a profile)
+    double measuredIterMs = 0;        // the run's own iter_ms, 0 when unknown
+    std::int64_t runId = 0;           // 0 for a profile
+    std::string experimentName;       // the run's experiment, "" when it has none (imported, profile)
+    // Runs with the same key trained the same thing (model, ranks, batch, backend) and may be compared;
+    // "" for a profile; "run N" for a run without an experiment (an imported trace), which matches only itself.
+    std::string experimentKey;
+    std::shared_ptr<const profiler::RunTrace> trace;  // the measured run; null for a profile
+    std::string experimentJson;       // the run's stored experiment (what "run this schedule" starts from)
+};
+
+// A stored run: one check, one open, one read of the project (runId 0 = the latest).
+engine::Result<ReplayInput> loadRunInput(const std::string& project, std::int64_t runId);
+// A run already in memory (an imported trace before it is stored, or a run the caller read itself).
+engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrace> trace,
+                                         const profiler::RunSummary& summary, const std::string& where);
+// A model-zoo profile or a profile file; deviceTflops 0 keeps the profile's own times.
+engine::Result<ReplayInput> loadModelInput(const std::string& nameOrFile, double deviceTflops,
+                                           const std::vector<std::string>& zooDirs);
+
+// One input kept for a series of replays.
+class ReplaySession {
+public:
+    explicit ReplaySession(std::shared_ptr<const ReplayInput> input) : m_input(std::move(input)) {}
+    static engine::Result<ReplaySession> openRun(const std::string& project, std::int64_t runId);
+
+    const ReplayInput& input() const { return *m_input; }
+    std::shared_ptr<const ReplayInput> sharedInput() const { return m_input; }
+
+    engine::Result<engine::ReplayResult> replay(const engine::PolicyConfig& config, const engine::WhatIf& whatIf = {},
+                                                const engine::SimOptions& options = {}) const {
+        return engine::replay(m_input->workload, m_input->cost, config, whatIf, options);
+    }
+
+private:
+    std::shared_ptr<const ReplayInput> m_input;
+};
+
+}  // namespace pacer::app

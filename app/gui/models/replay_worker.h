@@ -1,0 +1,77 @@
+// Replays a schedule off the GUI thread while the user edits it.
+//
+// The input (a run's workload and fitted cost, app::ReplayInput) is read once and kept; each request only
+// simulates, turns the result into a trace and indexes it for the timeline, all on the worker thread. Requests
+// carry a generation number: one replay runs at a time, a request made while one runs waits in a single slot
+// that a newer request overwrites (newest wins), and the result of the last request is always delivered, so
+// the figures follow a dragged slider and settle on where it stopped. Results arrive in generation order.
+#pragma once
+
+#include "app/common/replay_session.h"
+#include "app/gui/models/timeline_model.h"
+
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+
+#include <memory>
+#include <optional>
+
+namespace pacer::gui {
+
+struct ScheduleSettings {
+    engine::PolicyConfig config;
+    engine::WhatIf whatIf;
+};
+bool sameSettings(const ScheduleSettings& a, const ScheduleSettings& b);
+
+struct ReplayOutcome {
+    quint64 generation = 0;
+    ScheduleSettings settings;
+    engine::SimFigures figures;
+    double measuredIterMs = 0;                        // the run's own, 0 for a profile
+    std::shared_ptr<const profiler::RunTrace> replay; // the replayed iterations alone
+    std::shared_ptr<const TimelineIndex> index;       // the measured run with the replay's lanes under it
+    QString error;                                    // non-empty: the settings cannot be replayed; why
+};
+
+// The replay of one request, synchronously; safe on any thread.
+ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSettings& settings, quint64 generation);
+
+// The measured run with the replay's lanes appended right under it: the replay's tracks get a rank after the
+// run's last, so the timeline orders them last, named "replay ...", shifted so that the replay's first
+// iteration starts where the run's first iteration does. Without a measured run: the replay alone.
+std::shared_ptr<const profiler::RunTrace> withReplayLanes(const profiler::RunTrace* measured,
+                                                          const profiler::RunTrace& replay);
+
+class ReplayWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit ReplayWorker(QObject* parent = nullptr);
+    ~ReplayWorker() override;
+
+    void setInput(std::shared_ptr<const app::ReplayInput> input);
+    const app::ReplayInput* input() const { return m_input.get(); }
+    std::shared_ptr<const app::ReplayInput> sharedInput() const { return m_input; }
+
+    // Queues a replay; returns its generation.
+    quint64 request(const ScheduleSettings& settings);
+    bool isBusy() const { return m_running; }
+    quint64 generation() const { return m_generation; }
+    int computed() const { return m_computed; }  // replays actually run (superseded requests are skipped)
+
+signals:
+    void replayed(const pacer::gui::ReplayOutcome& outcome);
+
+private:
+    void startNext();
+
+    QThreadPool m_pool;
+    std::shared_ptr<const app::ReplayInput> m_input;
+    std::optional<std::pair<quint64, ScheduleSettings>> m_pending;
+    quint64 m_generation = 0;
+    bool m_running = false;
+    int m_computed = 0;
+};
+
+}  // namespace pacer::gui

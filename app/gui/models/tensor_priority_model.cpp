@@ -1,0 +1,86 @@
+#include "app/gui/models/tensor_priority_model.h"
+
+#include "app/common/units.h"
+#include "app/gui/models/schedule_editor_model.h"
+
+#include <QMimeData>
+
+namespace pacer::gui {
+
+TensorPriorityModel::TensorPriorityModel(ScheduleEditorModel* editor, QObject* parent)
+    : QAbstractTableModel(parent), m_editor(editor) {
+    connect(editor, &ScheduleEditorModel::settingsChanged, this, &TensorPriorityModel::refresh);
+    refresh();
+}
+
+void TensorPriorityModel::refresh() {
+    std::vector<int> order = m_editor->priorityOrder();
+    if (order.size() != m_order.size()) {
+        beginResetModel();
+        m_order = std::move(order);
+        endResetModel();
+        return;
+    }
+    if (order == m_order) return;
+    m_order = std::move(order);
+    emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+int TensorPriorityModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_order.size());
+}
+
+int TensorPriorityModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant TensorPriorityModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !m_editor->input() || index.row() >= rowCount()) return {};
+    const int id = m_order[static_cast<std::size_t>(index.row())];
+    const engine::TensorInfo& t = m_editor->input()->workload.tensors[static_cast<std::size_t>(id)];
+    if (role == Qt::TextAlignmentRole && index.column() != Name)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+    switch (index.column()) {
+        case Name: return QString::fromStdString(t.name);
+        case Layer: return t.layer;
+        case Bytes: return QString::fromStdString(app::formatSize(static_cast<std::int64_t>(t.bytes())));
+        case Priority: return index.row();  // lower = sooner, as the engine reads it
+        default: return {};
+    }
+}
+
+QVariant TensorPriorityModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+        case Name: return tr("Tensor");
+        case Layer: return tr("Layer");
+        case Bytes: return tr("Bytes");
+        case Priority: return tr("Priority");
+        default: return {};
+    }
+}
+
+Qt::ItemFlags TensorPriorityModel::flags(const QModelIndex& index) const {
+    const Qt::ItemFlags base = QAbstractTableModel::flags(index);
+    return index.isValid() ? base | Qt::ItemIsDragEnabled : base | Qt::ItemIsDropEnabled;
+}
+
+QMimeData* TensorPriorityModel::mimeData(const QModelIndexList& indexes) const {
+    if (indexes.isEmpty()) return nullptr;
+    auto* data = new QMimeData;
+    data->setData(kMimeType, QByteArray::number(indexes.first().row()));
+    return data;
+}
+
+bool TensorPriorityModel::dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int,
+                                       const QModelIndex& parent) {
+    if (action != Qt::MoveAction || !data || !data->hasFormat(kMimeType)) return false;
+    bool ok = false;
+    const int from = data->data(kMimeType).toInt(&ok);
+    if (!ok) return false;
+    int to = row >= 0 ? row : parent.isValid() ? parent.row() : rowCount() - 1;
+    if (to > from) --to;  // the drop row counts the dragged row still in place
+    m_editor->moveTensor(from, std::clamp(to, 0, rowCount() - 1));
+    return false;
+}
+
+}  // namespace pacer::gui

@@ -1,0 +1,40 @@
+// The schedule editor's tensor list: one row per gradient tensor in priority order (most urgent first), with
+// name, layer, bytes and priority. Dragging a row to another place changes its priority (the manual policy):
+// the drop goes through ScheduleEditorModel::moveTensor, so it is one undoable edit and replays at once.
+#pragma once
+
+#include <QAbstractTableModel>
+
+namespace pacer::gui {
+
+class ScheduleEditorModel;
+
+class TensorPriorityModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Layer, Bytes, Priority, ColumnCount };
+    static constexpr const char* kMimeType = "application/x-pacer-tensor-row";
+
+    explicit TensorPriorityModel(ScheduleEditorModel* editor, QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+    Qt::DropActions supportedDropActions() const override { return Qt::MoveAction; }
+    QStringList mimeTypes() const override { return {kMimeType}; }
+    QMimeData* mimeData(const QModelIndexList& indexes) const override;
+    // Moves the dragged row itself and returns false, so the view removes nothing afterwards.
+    bool dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                      const QModelIndex& parent) override;
+
+private:
+    void refresh();
+
+    ScheduleEditorModel* m_editor;
+    std::vector<int> m_order;  // tensor ids, most urgent first
+};
+
+}  // namespace pacer::gui

@@ -1,0 +1,149 @@
+// The replay session and the comparison shared by `pacer-cli compare` and the GUI: every row names the run it is
+// or replays on, schedules replay on the run the user named, and runs of different experiments are grouped apart
+// and never given a difference against each other. The project holds the sample Pacer trace three times: twice
+// as runs of experiment "small", once as a run of experiment "wide" (another model), plus a saved schedule.
+#include "app/common/comparison.h"
+#include "app/common/policy_json.h"
+#include "process_helpers.h"
+#include "profiler/import_chrome.h"
+#include "profiler/project.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pacer;
+using pacer::testing::runCli;
+using pacer::testing::samplePath;
+
+class ComparisonTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        project_ = dir_.filePath("two-experiments.pacer").toStdString();
+        profiler::RunInfo info;
+        auto trace = profiler::parseChromeTrace({samplePath("traces/pacer_export.json").toStdString()}, &info);
+        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.status().message().c_str());
+        info.backend = "cpu";
+        const nlohmann::json small = {{"name", "small"}, {"model", {{"layers", {8, 8}}}}, {"order", "dynamic"}};
+        const nlohmann::json wide = {{"name", "wide"}, {"model", {{"layers", {64, 64}}}}, {"order", "dynamic"}};
+        for (const nlohmann::json& experiment : {small, small, wide}) {
+            info.experiment_json = experiment.dump();
+            QVERIFY(profiler::writeRun(project_, trace.value(), info, "capture").ok());
+        }
+        profiler::SavedSchedule saved;
+        saved.run_id = 2;
+        saved.name = "fine";
+        engine::PolicyConfig fine;
+        fine.name = "pace";
+        fine.segment_bytes = 4096;
+        saved.policy = fine.name;
+        saved.segment_bytes = 4096;
+        saved.settings_json = app::scheduleSettingsToJson(fine, {}).dump();
+        QVERIFY(profiler::saveSchedule(project_, saved).ok());
+    }
+
+    void sessionReadsARunOnce() {
+        auto session = app::ReplaySession::openRun(project_, 3);
+        QVERIFY2(session.ok(), session.message().c_str());
+        const app::ReplayInput& in = session.value().input();
+        QCOMPARE(in.runId, std::int64_t(3));
+        QCOMPARE(in.experimentName, std::string("wide"));
+        QVERIFY(!in.workload.tensors.empty());
+        QVERIFY(in.trace != nullptr);
+        QVERIFY2(in.description.find("run 3") != std::string::npos, in.description.c_str());
+        auto r = session.value().replay(in.observedConfig);
+        QVERIFY2(r.ok(), r.message().c_str());
+        QVERIFY(r.value().sim.figures.iter_ms > 0);
+        QVERIFY(!app::ReplaySession::openRun(project_, 9).ok());
+        QVERIFY(!app::ReplaySession::openRun(dir_.filePath("missing.pacer").toStdString(), 1).ok());
+    }
+
+    // Which run each word replays on.
+    void itemsReplayOnTheRunNamed_data() {
+        QTest::addColumn<QStringList>("words");
+        QTest::addColumn<qint64>("defaultRun");
+        QTest::addColumn<QList<qint64>>("runs");
+        QTest::newRow("after a run: that run") << QStringList{"1", "fifo", "3", "pace:256KiB"} << qint64(0)
+                                               << QList<qint64>{1, 1, 3, 3};
+        QTest::newRow("before any run: the default") << QStringList{"fifo", "3"} << qint64(2) << QList<qint64>{2, 3};
+        QTest::newRow("no default: the latest") << QStringList{"ddp"} << qint64(0) << QList<qint64>{3};
+        QTest::newRow("@RUN wins") << QStringList{"3", "pace@1", "fifo:64KiB@2"} << qint64(0) << QList<qint64>{3, 1, 2};
+        QTest::newRow("a saved schedule: its own run") << QStringList{"3", "fine"} << qint64(0) << QList<qint64>{3, 2};
+    }
+    void itemsReplayOnTheRunNamed() {
+        QFETCH(QStringList, words);
+        QFETCH(qint64, defaultRun);
+        QFETCH(QList<qint64>, runs);
+        std::vector<std::string> w;
+        for (const QString& s : words) w.push_back(s.toStdString());
+        auto items = app::parseCompareItems(w, project_, defaultRun);
+        QVERIFY2(items.ok(), items.message().c_str());
+        app::ProjectInputs inputs(project_);
+        auto c = app::compare(inputs, items.value());
+        QVERIFY2(c.ok(), c.message().c_str());
+        QCOMPARE(c.value().rows.size(), std::size_t(runs.size()));
+        for (int i = 0; i < runs.size(); ++i) QCOMPARE(qint64(c.value().rows[i].runId), runs[i]);
+    }
+
+    void badWordsAreNamed_data() {
+        QTest::addColumn<QString>("word");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown") << "nosuch" << "'nosuch' is neither a run id";
+        QTest::newRow("bad size") << "pace:huge" << "the segment size is not a size";
+        QTest::newRow("bad run") << "pace@x" << "'x' is not a run id";
+    }
+    void badWordsAreNamed() {
+        QFETCH(QString, word);
+        QFETCH(QString, message);
+        auto items = app::parseCompareItems({word.toStdString()}, project_, 0);
+        QVERIFY(!items.ok());
+        QVERIFY2(items.message().find(message.toStdString()) != std::string::npos, items.message().c_str());
+    }
+
+    void experimentsAreNotMixed() {
+        auto items = app::parseCompareItems({"1", "2", "fine", "3", "pace:4KiB"}, project_, 0);
+        QVERIFY(items.ok());
+        app::ProjectInputs inputs(project_);
+        auto c = app::compare(inputs, items.value());
+        QVERIFY(c.ok());
+        const app::Comparison& cmp = c.value();
+        QVERIFY(cmp.mixedExperiments());
+        QCOMPARE(cmp.groups.size(), std::size_t(2));
+        QCOMPARE(cmp.groups[0].experimentName, std::string("small"));
+        QCOMPARE(cmp.groups[0].runs, (std::vector<std::int64_t>{1, 2}));
+        QCOMPARE(cmp.rows[3].group, 1);
+        QVERIFY(!app::changeAgainst(cmp, 3, 0).has_value());  // wide against small: no difference given
+        QVERIFY(app::changeAgainst(cmp, 1, 0).has_value());
+        QVERIFY(app::changeAgainst(cmp, 4, 3).has_value());
+        // The saved schedule replays its own 4 KiB segments on run 2: not the run's own settings.
+        QCOMPARE(cmp.rows[2].config.segment_bytes, std::size_t(4096));
+        QCOMPARE(cmp.rows[2].runId, std::int64_t(2));
+    }
+
+    void cliRowsNameTheirRun() {
+        const auto r = runCli({"compare", "--project", QString::fromStdString(project_), "1", "fifo", "3", "pace:4KiB",
+                               "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject j = r.json();
+        QVERIFY(j["mixed_experiments"].toBool());
+        const QJsonArray items = j["items"].toArray();
+        QCOMPARE(items.size(), 4);
+        QCOMPARE(items[1].toObject()["of_run"].toInteger(), qint64(1));
+        QCOMPARE(items[3].toObject()["of_run"].toInteger(), qint64(3));
+        QCOMPARE(items[3].toObject()["experiment"].toString(), QString("wide"));
+        const auto text = runCli({"compare", "--project", QString::fromStdString(project_), "1", "fifo", "3", "ddp"});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains("replay of run 1") && text.out.contains("replay of run 3") &&
+                     text.out.contains("experiment small") && text.out.contains("experiment wide"),
+                 text.out.constData());
+    }
+
+private:
+    QTemporaryDir dir_;
+    std::string project_;
+};
+
+QTEST_GUILESS_MAIN(ComparisonTest)
+#include "tst_comparison.moc"

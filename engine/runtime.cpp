@@ -86,6 +86,13 @@ Runtime::Runtime(Transport& transport, std::unique_ptr<Policy> policy, std::vect
     } else if (options_.channels > 1 && options_.mode != OrderMode::Plan) {
         // Dynamic mode's agreement rides on each unit's collective, one decision after another.
         error_ = Status::error("more than one channel needs plan order mode");
+    } else if (options_.algorithm != Algorithm::Native && !transport_.pointToPoint(0)) {
+        error_ = Status::error("the '" + algorithmName(options_.algorithm) +
+                               "' all-reduce needs a point-to-point layer, which this transport lacks");
+    } else if (Status t = validate(options_.topology, transport_.size()); !t.ok()) {
+        error_ = t;
+    } else if (options_.algorithm == Algorithm::Torus && options_.topology.kind != Topology::Kind::Torus) {
+        error_ = Status::error("the torus all-reduce needs a torus topology, not " + options_.topology.describe());
     } else if (options_.mode == OrderMode::Plan) {
         error_ = validatePlan(options_.plan, tensors_);
     }
@@ -350,6 +357,18 @@ Status Runtime::runDynamicIteration(int gen) {
     }
 }
 
+Status Runtime::reduce(int channel, float* data, std::size_t count) {
+    if (options_.algorithm == Algorithm::Native) return transport_.allreduceOn(channel, data, count);
+    // Auto decides on the unit's bytes alone, so every rank decides alike.
+    const Algorithm algorithm =
+        options_.algorithm == Algorithm::Auto
+            ? chooseAlgorithm(transport_.size(), options_.topology, count * sizeof(float), options_.link)
+            : options_.algorithm;
+    PointToPoint* p2p = transport_.pointToPoint(channel);
+    if (!p2p) return Status::error("this transport has no point-to-point layer for " + algorithmName(algorithm));
+    return runAllreduce(algorithm, *p2p, data, count, {options_.topology, 0});
+}
+
 Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanStart, std::vector<float>* rider) {
     SegmentRange range(options_.gpu, unit);
     const Nanos start = spanStart >= 0 ? spanStart : clockNs();
@@ -363,13 +382,38 @@ Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanSt
             PACER_RETURN_IF_ERROR(transport_.waitEvent(event));
         }
     }
-    // A fused unit, or one carrying the next round's control block (host memory only), is reduced as one
-    // vector; the transport packs it into a fused buffer or gathers it by itself.
-    std::vector<FloatSpan> spans;
-    spans.reserve(unit.pieces.size() + 1);
-    for (const Piece& p : unit.pieces) spans.push_back({gradients_[p.tensor] + p.offset, p.count});
-    if (rider && !rider->empty()) spans.push_back({rider->data(), rider->size()});
-    PACER_RETURN_IF_ERROR(transport_.allreduceSpansOn(channel, spans));
+    const std::size_t riderCount = rider ? rider->size() : 0;
+    if (options_.algorithm == Algorithm::Native) {
+        // A fused unit, or one carrying the next round's control block (host memory only), is reduced as one
+        // vector; the transport packs it into a fused buffer or gathers it by itself.
+        std::vector<FloatSpan> spans;
+        spans.reserve(unit.pieces.size() + 1);
+        for (const Piece& p : unit.pieces) spans.push_back({gradients_[p.tensor] + p.offset, p.count});
+        if (riderCount > 0) spans.push_back({rider->data(), rider->size()});
+        PACER_RETURN_IF_ERROR(transport_.allreduceSpansOn(channel, spans));
+    } else if (unit.pieces.size() == 1 && riderCount == 0) {
+        const Piece& p = unit.pieces.front();
+        PACER_RETURN_IF_ERROR(reduce(channel, gradients_[p.tensor] + p.offset, p.count));
+    } else {
+        // Pacer's own algorithms reduce one contiguous vector: pack the pieces (and the rider) into one buffer,
+        // reduce it once, unpack.
+        auto buffer = transport_.scratch(unit.elements() + riderCount, channel);
+        if (!buffer.ok()) return buffer.status();
+        std::size_t at = 0;
+        for (const Piece& p : unit.pieces) {
+            PACER_RETURN_IF_ERROR(transport_.copy(*buffer + at, gradients_[p.tensor] + p.offset, p.count));
+            at += p.count;
+        }
+        if (riderCount > 0) std::copy(rider->begin(), rider->end(), *buffer + at);
+        PACER_RETURN_IF_ERROR(reduce(channel, *buffer, at + riderCount));
+        if (riderCount > 0) std::copy(*buffer + at, *buffer + at + riderCount, rider->begin());
+        at = 0;
+        for (const Piece& p : unit.pieces) {
+            PACER_RETURN_IF_ERROR(transport_.copy(gradients_[p.tensor] + p.offset, *buffer + at, p.count));
+            at += p.count;
+        }
+        PACER_RETURN_IF_ERROR(transport_.synchronize());
+    }
     const Nanos end = clockNs();
     int iteration = 0;
     bool tensorDone = false;

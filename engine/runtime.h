@@ -20,6 +20,7 @@
 // the runtime stays failed. Every wait has RuntimeOptions::timeout.
 #pragma once
 
+#include "engine/collectives/algorithm_cost.h"
 #include "engine/policy.h"
 #include "engine/status.h"
 #include "engine/trace_sink.h"
@@ -43,6 +44,12 @@ struct RuntimeOptions {
     std::vector<CommUnit> plan;  // Plan mode: the unit order of one iteration, covering every element once
     bool gpu = false;            // gradients are device memory (NCCL transport); segments get NVTX ranges
     int channels = 1;            // Plan mode: units in flight at once (at most the transport's channels)
+    // How each unit is reduced: the transport's own all-reduce (native), one of engine/collectives' algorithms on
+    // the transport's point-to-point layer, or auto: per unit, the algorithm the α-β-γ model (`link`) says is
+    // fastest for its size on `topology`. Every rank must be given the same three.
+    Algorithm algorithm = Algorithm::Native;
+    Topology topology;
+    LinkParams link;
 };
 
 class Runtime {
@@ -73,6 +80,8 @@ private:
     // spanStart < 0: now. rider (host memory only): floats summed in the same collective, after the unit's data.
     Status execute(const CommUnit& unit, int gen, int channel = 0, Nanos spanStart = -1,
                    std::vector<float>* rider = nullptr);
+    // Sum all-reduce of one unit's buffer on a channel, by the configured algorithm.
+    Status reduce(int channel, float* data, std::size_t count);
     void fail(Status error);
     Nanos clockNs() const;
 

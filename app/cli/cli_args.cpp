@@ -93,4 +93,22 @@ std::optional<std::pair<std::int64_t, std::int64_t>> Args::sizeRange(const std::
     return std::make_pair(*lo, *hi);
 }
 
+std::optional<std::pair<int, int>> Args::integerRange(const std::string& name, int min, int max) const {
+    auto v = value(name);
+    if (!v) return std::nullopt;
+    auto whole = [](const std::string& text) -> std::optional<int> {
+        int out = 0;
+        auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+        if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+        return out;
+    };
+    const auto colon = v->find(':');
+    const auto lo = colon == std::string::npos ? std::nullopt : whole(v->substr(0, colon));
+    const auto hi = colon == std::string::npos ? std::nullopt : whole(v->substr(colon + 1));
+    if (!lo || !hi || *lo < min || *lo > *hi || *hi > max)
+        throw usageError("--" + name + " must be MIN:MAX, whole numbers with " + std::to_string(min) +
+                         " <= MIN <= MAX <= " + std::to_string(max) + ", got '" + *v + "'");
+    return std::make_pair(*lo, *hi);
+}
+
 }  // namespace pacer::cli

@@ -41,6 +41,8 @@ public:
     std::optional<std::int64_t> size(const std::string& name) const;   // B, KiB, MiB, GiB
     // "MIN:MAX" sizes, e.g. 4KiB:256MiB
     std::optional<std::pair<std::int64_t, std::int64_t>> sizeRange(const std::string& name) const;
+    // "MIN:MAX" whole numbers, min <= MIN <= MAX <= max, each read exactly (no "8.5", "8abc" or "+8")
+    std::optional<std::pair<int, int>> integerRange(const std::string& name, int min, int max) const;
 
 private:
     std::map<std::string, std::string> values_;

@@ -2,6 +2,7 @@
 
 #include "app/common/bounded_json.h"
 #include "app/common/units.h"
+#include "engine/collectives/allreduce_algorithms.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +21,17 @@ using nlohmann::json;
 constexpr int kPlanWarmupIterations = 2;
 constexpr double kMinTimeoutSeconds = 0.1;
 
+// A JSON number's value if it is whole (2 and 2.0 alike), as a long double, which holds any int64/uint64 exactly;
+// nothing for 2.5 or non-numbers.
+std::optional<long double> wholeNumber(const json& v) {
+    if (!v.is_number()) return std::nullopt;
+    const long double x = v.is_number_unsigned() ? static_cast<long double>(v.get<std::uint64_t>())
+                          : v.is_number_integer() ? static_cast<long double>(v.get<std::int64_t>())
+                                                  : static_cast<long double>(v.get<double>());
+    if (!std::isfinite(x) || x != std::floor(x)) return std::nullopt;
+    return x;
+}
+
 // Reads one optional field with a type check; a wrong type is an error naming the field. Whole-number fields
 // take only whole numbers their type can hold: nlohmann's get<int>() would truncate 2.9 to 2, wrap 4294967298 to
 // 2 and turn 1e15 into garbage, and the run would quietly differ from what the file says.
@@ -33,11 +45,9 @@ bool readField(const json& j, const char* key, T& out, std::string* error) {
     };
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
         if (!it->is_number()) return fail(std::string("has the wrong type (") + it->type_name() + ")");
-        // Every value is checked as a long double, which holds any int64/uint64 exactly.
-        const long double v = it->is_number_unsigned() ? static_cast<long double>(it->template get<std::uint64_t>())
-                              : it->is_number_integer() ? static_cast<long double>(it->template get<std::int64_t>())
-                                                        : static_cast<long double>(it->template get<double>());
-        if (v != std::floor(v)) return fail("must be a whole number, got " + it->dump());
+        const auto whole = wholeNumber(*it);
+        if (!whole) return fail("must be a whole number, got " + it->dump());
+        const long double v = *whole;
         if (v < static_cast<long double>(std::numeric_limits<T>::min()) ||
             v > static_cast<long double>(std::numeric_limits<T>::max()))
             return fail("is out of range, got " + it->dump());
@@ -80,6 +90,16 @@ bool validate(const Experiment& e, std::string* error) {
         return fail("'transport' must be auto, gloo or shm, got '" + e.transport + "'");
     if (!(e.linkGbps >= 0) || e.linkGbps > 10000) return fail("'link.gbps' must be between 0 and 10000");
     if (!(e.linkLatencyUs >= 0) || e.linkLatencyUs > 1e6) return fail("'link.latency_us' must be between 0 and 1e6");
+    if (auto t = engine::parseTopology(e.topology, e.ranks); !t.ok()) return fail("'topology': " + t.message());
+    if (auto a = engine::parseAlgorithm(e.algorithm); !a.ok()) return fail("'algorithm': " + a.message());
+    if (e.algorithm == "torus" && engine::parseTopology(e.topology, e.ranks)->kind != engine::Topology::Kind::Torus)
+        return fail("'algorithm' torus needs a torus 'topology', not " + e.topology);
+    if (e.algorithm != "native" && e.transport == "shm")
+        return fail("'algorithm' " + e.algorithm + " runs on Gloo's point-to-point layer; 'transport' shm has none "
+                    "(leave 'transport' at auto or gloo)");
+    if (e.algorithm != "native" && e.backend != "cpu")
+        return fail("'algorithm' " + e.algorithm + " needs the cpu backend (the NCCL point-to-point layer is built "
+                    "but has not run on a GPU yet; on GPUs NCCL runs its own ring and tree)");
     // Below 0.1 s the engine's millisecond timeouts would round to (nearly) nothing, and no collective is that fast
     // on a loaded machine: the run could only fail.
     if (!(e.timeoutSeconds >= kMinTimeoutSeconds) || e.timeoutSeconds > 86400)
@@ -110,6 +130,41 @@ bool normalisePolicySizes(json& policy, std::string* error) {
     return true;
 }
 
+// The experiment's "topology": "flat", "ring" or {"torus": [X, Y, Z]}, to the engine's text form and back.
+bool readTopology(const json& j, std::string& out, std::string* error) {
+    auto it = j.find("topology");
+    if (it == j.end()) return true;
+    if (it->is_string() && (*it == "flat" || *it == "ring")) {
+        out = it->get<std::string>();
+        return true;
+    }
+    if (it->is_object() && it->size() == 1 && it->contains("torus") && (*it)["torus"].is_array() &&
+        !(*it)["torus"].empty()) {
+        out = "torus:";
+        // Dimensions follow the whole-number rule of readField: 2.0 is 2, 2.5 or 1e30 are refused, never truncated.
+        for (const json& d : (*it)["torus"]) {
+            const auto v = wholeNumber(d);
+            if (!v || *v < 1 || *v > 1 << 20) {
+                *error = "'topology': torus dimensions must be whole numbers from 1 to 1048576, got " + d.dump();
+                return false;
+            }
+            if (out.size() > 6) out += 'x';
+            out += std::to_string(static_cast<long long>(*v));
+        }
+        return true;
+    }
+    *error = "'topology' must be \"flat\", \"ring\" or {\"torus\": [X, Y, Z]}";
+    return false;
+}
+
+json topologyJson(const std::string& text) {
+    if (text.rfind("torus:", 0) != 0) return text;
+    json dims = json::array();
+    std::stringstream in(text.substr(6));
+    for (std::string d; std::getline(in, d, 'x');) dims.push_back(std::stoi(d));
+    return json{{"torus", dims}};
+}
+
 }  // namespace
 
 json Experiment::toJson() const {
@@ -126,6 +181,8 @@ json Experiment::toJson() const {
                 {"policy", policy},
                 {"transport", transport},
                 {"link", {{"gbps", linkGbps}, {"latency_us", linkLatencyUs}}},
+                {"topology", topologyJson(topology)},
+                {"algorithm", algorithm},
                 {"timeout_s", timeoutSeconds},
                 {"trace", trace}};
     if (orderGiven) j["order"] = order;
@@ -148,7 +205,8 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
               readField(j, "order", e.order, error) && readField(j, "channels", e.channels, error) &&
               readField(j, "transport", e.transport, error) &&
               readField(j, "timeout_s", e.timeoutSeconds, error) &&
-              readField(j, "trace", e.trace, error);
+              readField(j, "trace", e.trace, error) && readField(j, "algorithm", e.algorithm, error) &&
+              readTopology(j, e.topology, error);
     if (!ok) return std::nullopt;
     e.orderGiven = j.contains("order");
     e.channelsGiven = j.contains("channels");
@@ -228,6 +286,16 @@ std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides
         e.channelsGiven = true;
     }
     if (o.transport) e.transport = *o.transport;
+    if (o.algorithm) e.algorithm = *o.algorithm;
+    if (o.topology) {
+        // "torus" alone means the most nearly cubic shape for the (possibly overridden) rank count.
+        auto t = engine::parseTopology(*o.topology, e.ranks);
+        if (!t.ok()) {
+            *error = "topology: " + t.message();
+            return std::nullopt;
+        }
+        e.topology = t->kind == engine::Topology::Kind::Torus ? "torus:" + t->describe().substr(6) : *o.topology;
+    }
     if (o.batchPerRank) e.batchPerRank = *o.batchPerRank;
     if (o.timeoutSeconds) e.timeoutSeconds = *o.timeoutSeconds;
     if (o.trace) e.trace = *o.trace;

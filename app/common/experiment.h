@@ -13,7 +13,9 @@
 //     "channels": 1,                             // plan order on cpu: segments in flight at once (1..16);
 //                                                // left out: pace chooses, others run 1
 //     "transport": "auto",                       // cpu: auto (shared memory when all ranks share this host) | gloo | shm
-//     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off
+//     "link": {"gbps": 0, "latency_us": 0},      // CPU link emulation; 0 = off (per port: a torus node has 2·D)
+//     "topology": "flat",                        // flat | ring | {"torus": [X, Y, Z]} (X·Y·Z = ranks)
+//     "algorithm": "native",                     // native | ring | recursive-doubling | halving-doubling | torus | auto
 //     "timeout_s": 60,
 //     "trace": true                              // false records nothing: for measuring tracing's own cost
 //   }
@@ -48,6 +50,8 @@ struct Experiment {
     std::string transport = "auto";  // cpu backend: auto | gloo | shm (engine::parseCpuTransport)
     double linkGbps = 0;
     double linkLatencyUs = 0;
+    std::string topology = "flat";   // as parseTopology reads it: flat, ring, torus:XxYxZ
+    std::string algorithm = "native";  // how units are reduced (engine::Algorithm names)
     double timeoutSeconds = 60;
     bool trace = true;               // false: record nothing (to measure what tracing costs)
 
@@ -66,6 +70,8 @@ struct ExperimentOverrides {
     std::optional<std::string> order;
     std::optional<int> channels;
     std::optional<std::string> transport;
+    std::optional<std::string> topology;   // flat, ring, torus, torus:XxYxZ
+    std::optional<std::string> algorithm;
     std::optional<int> batchPerRank;
     std::optional<double> timeoutSeconds;
     std::optional<bool> trace;

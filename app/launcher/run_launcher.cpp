@@ -64,6 +64,8 @@ std::optional<Experiment> resolveExperiment(const RunLauncher::Request& r, std::
     if (!r.order.isEmpty()) o.order = r.order.toStdString();
     if (r.channels > 0) o.channels = r.channels;
     if (!r.transport.isEmpty()) o.transport = r.transport.toStdString();
+    if (!r.algorithm.isEmpty()) o.algorithm = r.algorithm.toStdString();
+    if (!r.topology.isEmpty()) o.topology = r.topology.toStdString();
     if (r.linkGbps >= 0) o.linkGbps = r.linkGbps;
     if (r.linkLatencyUs >= 0) o.linkLatencyUs = r.linkLatencyUs;
     if (r.timeoutSeconds > 0) o.timeoutSeconds = r.timeoutSeconds;

@@ -32,6 +32,8 @@ public:
         QString order;               // empty: the experiment's
         int channels = 0;            // 0: the experiment's
         QString transport;           // empty: the experiment's (auto | gloo | shm)
+        QString algorithm;           // empty: the experiment's (native, ring, ..., auto)
+        QString topology;            // empty: the experiment's (flat, ring, torus, torus:XxYxZ)
         double linkGbps = -1;        // < 0: the experiment's
         double linkLatencyUs = -1;   // < 0: the experiment's
         double timeoutSeconds = 0;   // 0: the experiment's

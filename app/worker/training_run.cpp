@@ -7,6 +7,7 @@
 #include "app/worker/trace_bridge.h"
 #include "engine/planning/schedule_exchange.h"
 #include "engine/planning/warmup_schedule.h"
+#include "engine/collectives/calibrate.h"
 #include "engine/policy_config.h"
 #include "engine/runtime.h"
 #include "engine/transport/transport.h"
@@ -201,6 +202,9 @@ private:
         auto kind = engine::parseCpuTransport(e.transport);
         if (!kind.ok()) throw UsageError(kind.message());
         t.cpu_transport = kind.value();
+        // Pacer's own algorithms run on Gloo's point-to-point layer; shared memory has none.
+        if (e.algorithm != "native" && t.cpu_transport == engine::CpuTransport::Auto)
+            t.cpu_transport = engine::CpuTransport::Gloo;
         auto transport = s_.device == kernels::Device::Cuda ? makeGpuTransport(t) : engine::makeCpuTransport(t);
         if (!transport.ok()) throw RunError(transport.status().message());
         transport_ = std::move(transport).value();
@@ -229,6 +233,7 @@ private:
 
         bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace, channelsAtMost());
         bridge_->keepSpans(s_.switchAfterWarmup);
+        chooseCollectives(e);
         engine::Schedule warmup;  // dynamic order, one channel, the settings as given
         warmup.policy = s_.policy;
         startRuntime(std::move(warmup));
@@ -239,6 +244,25 @@ private:
     int channelsAtMost() const {
         const engine::TuneRequest& t = s_.schedule.tune;
         return s_.schedule.self_tune && !t.channels_fixed ? 4 : s_.experiment.channels;
+    }
+
+    // The experiment's algorithm and topology; auto chooses per unit by α, β, γ: the emulated link's when there is
+    // one (per port), otherwise fitted on these ranks now (engine/collectives/calibrate.h), the same on every rank.
+    void chooseCollectives(const app::Experiment& e) {
+        auto algorithm = engine::parseAlgorithm(e.algorithm);
+        auto topology = engine::parseTopology(e.topology, o_.worldSize);
+        if (!algorithm.ok()) throw UsageError(algorithm.status().message());
+        if (!topology.ok()) throw UsageError(topology.status().message());
+        algorithm_ = algorithm.value();
+        topology_ = topology.value();
+        if (algorithm_ != engine::Algorithm::Auto) return;
+        if (e.linkGbps > 0) {
+            link_ = engine::emulatedLink(e.linkGbps, e.linkLatencyUs);
+            return;
+        }
+        auto fitted = engine::calibrateLinkParams(*transport_, topology_);
+        if (!fitted.ok()) throw RunError(fitted.status().message());
+        link_ = fitted.value();
     }
 
     engine::Result<std::unique_ptr<engine::Transport>> makeGpuTransport(const engine::TransportOptions& t) {
@@ -282,6 +306,9 @@ private:
         ro.plan = std::move(schedule.plan);
         ro.timeout = timeout();
         ro.gpu = s_.device == kernels::Device::Cuda;
+        ro.algorithm = algorithm_;
+        ro.topology = topology_;
+        ro.link = link_;
         runtime_ = std::make_unique<engine::Runtime>(*transport_, std::move(policy).value(), tensors_, gradients_,
                                                      std::move(ro), bridge_.get());
     }
@@ -472,6 +499,9 @@ private:
     std::vector<std::vector<int>> tensorsOfLayer_;
     std::vector<float*> gradients_;
     std::unique_ptr<engine::Transport> transport_;
+    engine::Algorithm algorithm_ = engine::Algorithm::Native;
+    engine::Topology topology_;
+    engine::LinkParams link_;
     std::unique_ptr<profiler::RankFileWriter> writer_;
     std::unique_ptr<TraceBridge> bridge_;
     std::unique_ptr<engine::Runtime> runtime_;

@@ -1,5 +1,7 @@
 #include "engine/bench/allreduce_bench.h"
 
+#include "engine/collectives/algorithm_cost.h"
+#include "engine/collectives/calibrate.h"
 #include "engine/host_memory.h"
 #include "engine/plan.h"
 #include "engine/policy_config.h"
@@ -25,11 +27,27 @@ struct RankTimes {
     double engineUs = 0;
     double glooUs = 0;
     std::size_t wrong = 0;
+    std::string ran;
+};
+
+bool isCollectiveAlgorithm(const std::string& name) { return name != "plan" && name != "dynamic"; }
+
+Result<Topology> benchTopology(const AllreduceBenchOptions& o) {
+    if (!o.topology.empty()) return parseTopology(o.topology, o.ranks);
+    return o.algorithm == "torus" ? balancedTorus(o.ranks) : Topology::flat();
+}
+
+// What one rank runs as "the engine" for one size: the runtime (plan, dynamic) or a collective algorithm.
+struct EngineSide {
+    Algorithm algorithm = Algorithm::Native;  // Native: the runtime
+    Topology topology;
+    LinkParams link;  // auto's choice
 };
 
 // One rank's part for one size. Every rank runs the same sequence of collectives, so their loops stay in step;
 // times are taken between two all-reduces of one float that act as barriers.
-Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, std::size_t bytes, RankTimes& out) {
+Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const EngineSide& side, std::size_t bytes,
+                    RankTimes& out) {
     const std::size_t count = bytes / sizeof(float);
     std::vector<TensorInfo> tensors{TensorInfo{0, "bench", 0, count}};
     std::vector<float> data(count);
@@ -52,7 +70,13 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, std::s
     }
     Runtime runtime(transport, std::move(policy.value()), tensors, {data.data()}, ro, nullptr);
     int iteration = 0;
+    const Algorithm chosen = side.algorithm == Algorithm::Auto
+                                 ? chooseAlgorithm(transport.size(), side.topology, bytes, side.link)
+                                 : side.algorithm;
+    out.ran = side.algorithm == Algorithm::Native ? o.algorithm : algorithmName(chosen);
     auto engineOnce = [&]() -> Status {
+        if (side.algorithm != Algorithm::Native)
+            return runAllreduce(chosen, *transport.pointToPoint(0), data.data(), count, {side.topology, 0});
         PACER_RETURN_IF_ERROR(runtime.beginIteration(iteration++));
         runtime.gradientReady(0);
         return runtime.waitAll();
@@ -94,7 +118,9 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, std::s
 
 }  // namespace
 
-std::vector<std::string> allreduceBenchAlgorithms() { return {"plan", "dynamic"}; }
+std::vector<std::string> allreduceBenchAlgorithms() {
+    return {"plan", "dynamic", "ring", "recursive-doubling", "halving-doubling", "torus", "auto"};
+}
 
 Status validate(const AllreduceBenchOptions& o) {
     if (o.ranks < 1 || o.ranks > 64) return Status::error("ranks must be 1..64, got " + std::to_string(o.ranks));
@@ -118,9 +144,17 @@ Status validate(const AllreduceBenchOptions& o) {
     if (o.warmup < 0) return Status::error("warmup cannot be negative");
     bool known = false;
     for (const auto& a : allreduceBenchAlgorithms()) known = known || a == o.algorithm;
-    if (!known) return Status::error("unknown algorithm '" + o.algorithm + "' (known: plan, dynamic)");
+    if (!known) {
+        std::string names;
+        for (const auto& a : allreduceBenchAlgorithms()) names += (names.empty() ? "" : ", ") + a;
+        return Status::error("unknown algorithm '" + o.algorithm + "' (known: " + names + ")");
+    }
     if (o.channels < 1 || o.channels > 16) return Status::error("channels must be 1..16, got " + std::to_string(o.channels));
     if (o.channels > 1 && o.algorithm != "plan") return Status::error("more than one channel needs the plan algorithm");
+    auto topology = benchTopology(o);
+    if (!topology.ok()) return topology.status();
+    if (o.algorithm == "torus" && topology->kind != Topology::Kind::Torus)
+        return Status::error("the torus algorithm needs a torus topology, not " + topology->describe());
     return Status::success();
 }
 
@@ -157,8 +191,21 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
             // Memory may still run out (other programs, Gloo's buffers): a failure like any other, never an abort in
             // a thread, so the temporary directory below is always removed.
             try {
+                EngineSide side;
+                if (isCollectiveAlgorithm(o.algorithm)) {
+                    side.algorithm = parseAlgorithm(o.algorithm).value();
+                    side.topology = benchTopology(o).value();
+                    // auto chooses by α, β, γ: those of the emulated link, or fitted on these ranks now.
+                    if (o.link_gbps > 0) {
+                        side.link = emulatedLink(o.link_gbps, o.link_latency_us);
+                    } else if (side.algorithm == Algorithm::Auto) {
+                        auto fitted = calibrateLinkParams(**transport, side.topology);
+                        if (!fitted.ok()) results[r] = fitted.status();
+                        else side.link = fitted.value();
+                    }
+                }
                 for (std::size_t s = 0; s < sizes.size() && results[r].ok(); ++s)
-                    results[r] = benchOneSize(**transport, o, sizes[s], times[r][s]);
+                    results[r] = benchOneSize(**transport, o, side, sizes[s], times[r][s]);
             } catch (const std::bad_alloc&) {
                 results[r] = Status::error("rank " + std::to_string(r) + ": out of memory");
             }
@@ -178,6 +225,7 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
     for (std::size_t s = 0; s < sizes.size(); ++s) {
         AllreduceBenchRow row;
         row.bytes = sizes[s];
+        row.ran = times[0][s].ran;
         for (int r = 0; r < o.ranks; ++r) {  // the slowest rank sets the time, as in nccl-tests
             row.time_us = std::max(row.time_us, times[r][s].engineUs);
             row.gloo_time_us = std::max(row.gloo_time_us, times[r][s].glooUs);

@@ -1,5 +1,6 @@
-// The all-reduce benchmark: the engine's segmented all-reduce against one monolithic gloo::allreduce of the
-// same bytes, measured in the same run, ranks as threads over Gloo TCP loopback.
+// The all-reduce benchmark: the engine's segmented all-reduce (plan, dynamic) or one of the collective algorithms of
+// engine/collectives (ring, recursive-doubling, halving-doubling, torus, auto) against one monolithic
+// gloo::allreduce of the same bytes, measured in the same run, ranks as threads over Gloo TCP loopback.
 //
 // Reported as nccl-tests does: time per all-reduce, algorithm bandwidth (bytes / time), bus bandwidth
 // (algbw × 2(n−1)/n, comparable across rank counts) and a count of wrong elements from a separate check
@@ -19,7 +20,11 @@ struct AllreduceBenchOptions {
     std::size_t min_bytes = 4 << 10;
     std::size_t max_bytes = 256 << 20;        // sizes double from min to max
     std::size_t segment_bytes = 1 << 20;
-    std::string algorithm = "plan";           // plan: the runtime follows the segment order; dynamic: agreed per unit
+    // plan: the runtime follows the segment order; dynamic: agreed per unit; or a collective algorithm of
+    // engine/collectives on the point-to-point layer (auto: chosen per size by the cost model)
+    std::string algorithm = "plan";
+    // flat, ring, torus, torus:XxY…; empty: flat, or the most nearly cubic torus for the torus algorithm
+    std::string topology;
     int channels = 1;                         // plan only: segments in flight at once (RuntimeOptions::channels)
     int iterations = 20;                      // timed, after warmup
     int warmup = 3;
@@ -36,6 +41,7 @@ struct AllreduceBenchRow {
     std::size_t wrong = 0;     // elements differing from the exact sum, engine path and baseline together
     double gloo_time_us = 0;   // one gloo::allreduce of the whole buffer
     double gloo_busbw = 0;     // GB/s
+    std::string ran;           // the algorithm that ran (what auto chose; plan/dynamic as given)
 };
 
 std::vector<std::string> allreduceBenchAlgorithms();

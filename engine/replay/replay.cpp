@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "engine/collectives/algorithm_cost.h"
 #include "engine/policies/segmenting.h"
 
 namespace pacer::engine {
@@ -107,7 +108,25 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
     }
     // The measured per-size times belong to the observed link and rank count only.
     if (!keepsBandwidth || !keepsLatency || n != n0) c.measured.clear();
-    if (n == 1) c = CostModel{0.0, 0.0, {}};
+    if (n == 1) {
+        c = CostModel{};
+        c.alpha_ns = c.ns_per_byte = 0;
+    }
+    if (whatIf.algorithm.empty() && whatIf.topology.empty()) return c;
+    // A modelled algorithm: the ring-scaled cost above read as one link's α and β.
+    const std::string name = whatIf.algorithm.empty() ? "auto" : whatIf.algorithm;
+    Result<Algorithm> algorithm = parseAlgorithm(name);
+    if (!algorithm.ok()) return algorithm.status();
+    if (algorithm.value() == Algorithm::Native) return c;
+    Result<Topology> topology = parseTopology(whatIf.topology.empty() ? "flat" : whatIf.topology, n);
+    if (!topology.ok()) return topology.status();
+    if (algorithm.value() == Algorithm::Torus && topology.value().kind != Topology::Kind::Torus)
+        return Status::error("the torus algorithm needs a torus topology, not " + topology.value().describe());
+    if (n > 1) {
+        const LinkParams link{c.alpha_ns / ringSteps(n), c.ns_per_byte / ringVolume(n), 0.0};
+        c.measured.clear();
+        c.collective = CostModel::Collective{algorithm.value(), topology.value(), n, link};
+    }
     return c;
 }
 
@@ -137,8 +156,9 @@ Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, con
 Result<std::vector<SweepPoint>> sweep(const Workload& workload, const CostModel& cost, const PolicyConfig& base,
                                       const std::string& knob, std::int64_t min, std::int64_t max, const WhatIf& whatIf,
                                       const SimOptions& options) {
-    if (knob != "segment_bytes" && knob != "bucket_bytes" && knob != "credit")
-        return Status::error("unknown sweep knob '" + knob + "' (segment_bytes, bucket_bytes or credit)");
+    if (knob != "segment_bytes" && knob != "bucket_bytes" && knob != "credit" && knob != "ranks")
+        return Status::error("unknown sweep knob '" + knob + "' (segment_bytes, bucket_bytes, credit or ranks)");
+    if (knob == "ranks" && max > (1 << 20)) return Status::error("rank counts above 2^20 are not a setting");
     if (min < 1 || max < min)
         return Status::error("sweep range " + std::to_string(min) + ":" + std::to_string(max) +
                              " must satisfy 1 <= min <= max");
@@ -157,11 +177,22 @@ Result<std::vector<SweepPoint>> sweep(const Workload& workload, const CostModel&
             config.segment_bytes = static_cast<std::size_t>(v);
         else if (knob == "bucket_bytes")
             config.bucket_bytes = static_cast<std::size_t>(v);
-        else
+        else if (knob == "credit")
             config.credit = static_cast<int>(v);
-        Result<SimFigures> f = figuresOf(w.value(), c.value(), config, options);
+        const int ranks = knob == "ranks" ? static_cast<int>(v) : w.value().ranks;
+        auto figures = [&]() -> Result<SimFigures> {
+            if (knob != "ranks") return figuresOf(w.value(), c.value(), config, options);
+            WhatIf at = whatIf;  // workload and cost rescaled to this rank count (and topology shape)
+            at.ranks = ranks;
+            Result<Workload> wr = applyWhatIf(workload, at);
+            if (!wr.ok()) return wr.status();
+            Result<CostModel> cr = applyWhatIf(cost, workload.ranks, at);
+            if (!cr.ok()) return cr.status();
+            return figuresOf(wr.value(), cr.value(), config, options);
+        };
+        Result<SimFigures> f = figures();
         if (!f.ok()) return Status::error(knob + " = " + std::to_string(v) + ": " + f.status().message());
-        points.push_back(SweepPoint{std::move(config), f.value()});
+        points.push_back(SweepPoint{std::move(config), f.value(), ranks});
         if (v > max / 2) break;  // the next doubling would pass max (and could overflow)
     }
     if (points.empty())

@@ -33,6 +33,13 @@ struct WhatIf {
     int ranks = 0;                // 0 = as observed
     double compute_speed = 1.0;   // 2.0 = compute twice as fast
     int channels = 0;             // units in flight at once (plan mode); 0 = as observed
+    // The collective algorithm to model (engine/collectives names): empty or "native" = the ring scaling above;
+    // otherwise its α-β-γ cost, with α = the per-step latency and β = the per-byte time of one link, both read off
+    // the (scaled) cost above (γ folded into β, as the capture measured them together). With a topology and no
+    // algorithm, auto. topology: flat, ring, torus (the most nearly cubic 3-D shape for the rank count) or
+    // torus:XxYxZ; empty = flat.
+    std::string algorithm;
+    std::string topology;
 };
 
 // The workload and cost model the knobs describe. Fails on a negative or zero speed, negative bandwidth, a rank
@@ -75,10 +82,12 @@ Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, con
 struct SweepPoint {
     PolicyConfig config;
     SimFigures figures;
+    int ranks = 0;  // the rank count simulated
 };
 
 // Tries every power of two between min and max (inclusive; both rounded to the powers of two inside the range)
-// for knob "segment_bytes", "bucket_bytes" or "credit", other settings as in `base`. Fails on an unknown knob,
+// for knob "segment_bytes", "bucket_bytes", "credit" or "ranks" (the what-if rank count: topology and cost are
+// rescaled for each), other settings as in `base`. Fails on an unknown knob,
 // min < 1 or min > max. The best point is bestSweepPoint().
 Result<std::vector<SweepPoint>> sweep(const Workload& workload, const CostModel& cost, const PolicyConfig& base,
                                       const std::string& knob, std::int64_t min, std::int64_t max, const WhatIf& whatIf,

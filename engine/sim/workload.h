@@ -2,6 +2,7 @@
 // an imported one, or a model-zoo profile.
 #pragma once
 
+#include "engine/collectives/algorithm_cost.h"
 #include "engine/tensor.h"
 
 #include <cmath>
@@ -72,9 +73,25 @@ struct CostModel {
     // round of its own on the next gradient's news, and again on each news while the policy still holds back.
     // A unit chosen by a round includes it in its traced span.
     double first_unit_extra_ns = 0;
+    // Set when replay models a collective algorithm (WhatIf::algorithm; native = not set): at() is then that
+    // algorithm's α-β-γ cost on its topology and rank count (auto: the cheapest candidate for each size), and the
+    // line and table above only give a unit's share of the wire when channels overlap.
+    struct Collective {
+        Algorithm algorithm = Algorithm::Native;
+        Topology topology;
+        int ranks = 1;
+        LinkParams link;
+    };
+    Collective collective{};
 
     Nanos at(std::size_t bytes) const {
         const double b = static_cast<double>(bytes);
+        if (collective.algorithm != Algorithm::Native) {
+            const Collective& c = collective;
+            const Algorithm a = c.algorithm == Algorithm::Auto ? chooseAlgorithm(c.ranks, c.topology, bytes, c.link)
+                                                               : c.algorithm;
+            return static_cast<Nanos>(std::llround(allreduceCostNs(a, c.ranks, c.topology, b, c.link)));
+        }
         if (measured.empty()) return static_cast<Nanos>(std::llround(alpha_ns + ns_per_byte * b));
         if (b <= measured.front().first) {
             // Below the smallest measured size only the bytes are saved: the line's slope through that point.

@@ -10,7 +10,9 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <gloo/transport/unbound_buffer.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <mutex>
@@ -19,12 +21,37 @@
 namespace pacer::engine {
 namespace {
 
+class GlooTransport;
+
+// Point-to-point rounds over one channel's context, with unbound buffers (engine/transport/point_to_point.h). A
+// message's slot is (collective, round, tag) under a prefix of its own, so it never meets gloo::allreduce's slots.
+class GlooPointToPoint final : public PointToPoint {
+public:
+    GlooPointToPoint(GlooTransport& owner, int channel) : owner_(owner), channel_(channel) {}
+    int rank() const override;
+    int size() const override;
+    void beginCollective() override { ++collective_; }
+    Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override;
+
+private:
+    std::uint64_t slot(int round, int tag) const {
+        return (std::uint64_t{0x7e} << 56) | ((collective_ & 0xffffffull) << 32) |
+               (static_cast<std::uint64_t>(round & 0xffffff) << 8) | static_cast<std::uint64_t>(tag & 0xff);
+    }
+
+    GlooTransport& owner_;
+    int channel_;
+    std::uint64_t collective_ = 0;
+};
+
 class GlooTransport final : public Transport {
 public:
     GlooTransport(const TransportOptions& o, std::vector<std::shared_ptr<gloo::Context>> contexts,
                   std::unique_ptr<Heartbeat> heartbeat)
         : options_(o), contexts_(std::move(contexts)), tags_(contexts_.size(), 1), heartbeat_(std::move(heartbeat)),
-          link_(o.link_gbps, o.link_latency_us, o.size) {}
+          link_(o.link_gbps, o.link_latency_us, o.size) {
+        for (int c = 0; c < channels(); ++c) p2p_.push_back(std::make_unique<GlooPointToPoint>(*this, c));
+    }
 
     ~GlooTransport() override = default;
 
@@ -70,6 +97,10 @@ public:
         });
     }
 
+    PointToPoint* pointToPoint(int channel) override {
+        return channel >= 0 && channel < channels() ? p2p_[channel].get() : nullptr;
+    }
+
     void abort() override {
         // The message first, then the flag: whoever sees failed_ must find the message in place.
         setError("rank " + std::to_string(options_.rank) + ": transport aborted");
@@ -83,6 +114,8 @@ public:
     }
 
 private:
+    friend class GlooPointToPoint;
+
     Status failure() const {
         std::lock_guard lock(mutex_);
         return Status::error(error_);
@@ -120,10 +153,47 @@ private:
     std::vector<uint32_t> tags_;                             // per channel: each channel is one thread's at a time
     std::unique_ptr<Heartbeat> heartbeat_;
     LinkEmulator link_;
+    std::vector<std::unique_ptr<GlooPointToPoint>> p2p_;  // per channel
     std::atomic<bool> failed_{false};
     mutable std::mutex mutex_;
     std::string error_;
 };
+
+int GlooPointToPoint::rank() const { return owner_.rank(); }
+int GlooPointToPoint::size() const { return owner_.size(); }
+
+Status GlooPointToPoint::exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) {
+    std::size_t bytes = 0;
+    for (const P2POp& op : sends) bytes += op.count * sizeof(float);
+    for (const P2POp& op : receives) bytes += op.count * sizeof(float);
+    if (owner_.options_.size == 1 || bytes == 0) return owner_.failed_ ? owner_.failure() : Status::success();
+    const std::string what = "point-to-point round " + std::to_string(round);
+    return owner_.run(what.c_str(), bytes,
+                      [&](auto start) { return owner_.link_.reserveRound(start, sends, receives); }, [&] {
+        gloo::Context& context = *owner_.contexts_[channel_];
+        const auto deadline = std::chrono::steady_clock::now() + owner_.options_.timeout;
+        std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> pending;
+        pending.reserve(sends.size() + receives.size());
+        // Receives first, so that a peer's message finds its buffer posted.
+        for (const P2POp& op : receives) {
+            pending.push_back(context.createUnboundBuffer(op.data, op.count * sizeof(float)));
+            pending.back()->recv(op.peer, slot(round, op.tag));
+        }
+        for (const P2POp& op : sends) {
+            pending.push_back(context.createUnboundBuffer(op.data, op.count * sizeof(float)));
+            pending.back()->send(op.peer, slot(round, op.tag));
+        }
+        auto left = [&] {
+            return std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                  deadline - std::chrono::steady_clock::now()));
+        };
+        // Gloo throws on a closed connection or when the wait times out; a false return means an abort.
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            const bool done = i < receives.size() ? pending[i]->waitRecv(left()) : pending[i]->waitSend(left());
+            if (!done) throw std::runtime_error("wait aborted");
+        }
+    });
+}
 
 }  // namespace
 

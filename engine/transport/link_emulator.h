@@ -9,6 +9,11 @@
 // The transport's channels share one link, as they share one NIC: a collective's bytes go on the wire after
 // those of the collectives issued before it (a FIFO queue at the sender), while latencies overlap. With one
 // channel that is exactly the rule above.
+//
+// Point-to-point rounds (engine/transport/point_to_point.h) model one link per port, as on the multiported tori
+// Sack & Gropp measured: each port has a queue out and a queue in of its own, so messages on different ports move
+// at the same time, and a round ends when its last message is through, plus one latency. Port 0's outgoing queue
+// is the wire the whole collectives use.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +21,7 @@
 #include <cstddef>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace pacer::engine {
 
@@ -39,18 +45,39 @@ public:
         return reserve(start, steps, static_cast<double>(steps) * bytes);
     }
 
+    // One point-to-point round: (port, bytes) of each send and each receive. Reserves them on their ports' queues.
+    template <typename Sends, typename Receives>
+    Clock::time_point reserveRound(Clock::time_point start, const Sends& sends, const Receives& receives) {
+        if (!active()) return start;
+        std::lock_guard lock(mutex_);
+        Clock::time_point end = start;
+        auto queue = [&](std::vector<Clock::time_point>& ports, int port, std::size_t bytes) {
+            if (ports.size() <= static_cast<std::size_t>(port)) ports.resize(port + 1);
+            Clock::time_point& free = port == 0 && &ports == &out_ ? wireFree_ : ports[port];
+            free = std::max(free, start) + wireTime(static_cast<double>(bytes));
+            end = std::max(end, free);
+        };
+        for (const auto& op : sends) queue(out_, op.port, op.count * sizeof(float));
+        for (const auto& op : receives) queue(in_, op.port, op.count * sizeof(float));
+        return end + std::chrono::nanoseconds(static_cast<long long>(latencyUs_ * 1e3));
+    }
+
     // Sleeps until the emulated link is done with a collective (no-op when emulation is off).
     void paceUntil(Clock::time_point done) const {
         if (active()) std::this_thread::sleep_until(done);
     }
 
 private:
+    std::chrono::nanoseconds wireTime(double bytes) const {  // gbps = bits per ns
+        return std::chrono::nanoseconds(static_cast<long long>(gbps_ > 0 ? bytes * 8.0 / gbps_ : 0));
+    }
+
     Clock::time_point reserve(Clock::time_point start, double steps, double wireBytes) {
         if (!active()) return start;
-        const auto wire = std::chrono::nanoseconds(static_cast<long long>(gbps_ > 0 ? wireBytes * 8.0 / gbps_ : 0));
+        const auto wire = wireTime(wireBytes);
         const auto latency = std::chrono::nanoseconds(static_cast<long long>(steps * latencyUs_ * 1e3));
         std::lock_guard lock(mutex_);
-        wireFree_ = std::max(wireFree_, start) + wire;  // gbps = bits per ns
+        wireFree_ = std::max(wireFree_, start) + wire;
         return wireFree_ + latency;
     }
 
@@ -59,6 +86,7 @@ private:
     int ranks_;
     std::mutex mutex_;
     Clock::time_point wireFree_{};  // when the bytes queued so far have left
+    std::vector<Clock::time_point> out_, in_;  // point-to-point ports (out_[0] unused: port 0 out is wireFree_)
 };
 
 }  // namespace pacer::engine

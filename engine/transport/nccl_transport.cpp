@@ -4,6 +4,11 @@
 // init, each ncclAllReduce and each broadcast poll ncclCommGetAsyncError and cudaStreamQuery until done or
 // until the timeout, and then ncclCommAbort frees the ranks that still wait. The unique id goes from rank 0
 // to the others through the FileStore in the rendezvous directory.
+//
+// The point-to-point layer (engine/transport/point_to_point.h) posts each round as ncclSend/ncclRecv in one group
+// (NCCL matches a pair's messages in issue order, and every algorithm issues its ops in tag order on both sides)
+// and adds received blocks with cublasSaxpy on the communication stream. Built and compiled here; it has not run
+// on a GPU in this project yet.
 #include "pacer/config.h"
 
 #include "engine/transport/transport.h"
@@ -11,13 +16,16 @@
 #if PACER_HAVE_NCCL
 #include "engine/transport/heartbeat.h"
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <vector>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -35,6 +43,25 @@ std::string cudaText(cudaError_t e) { return std::string(cudaGetErrorName(e)) + 
         const cudaError_t pacer_cuda_ = (expr);                                                             \
         if (pacer_cuda_ != cudaSuccess) return detail::checkFailed(__FILE__, __LINE__, #expr " failed: " + cudaText(pacer_cuda_)); \
     } while (0)
+
+class NcclTransport;
+
+class NcclPointToPoint final : public PointToPoint {
+public:
+    explicit NcclPointToPoint(NcclTransport& owner) : owner_(owner) {}
+    ~NcclPointToPoint() override;
+    int rank() const override;
+    int size() const override;
+    void beginCollective() override {}  // NCCL matches by order, not by slot
+    Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override;
+    Status reduceSum(float* dst, const float* src, std::size_t count) override;
+    Result<float*> scratch(int index, std::size_t count) override;
+
+private:
+    NcclTransport& owner_;
+    cublasHandle_t blas_ = nullptr;
+    std::vector<std::pair<float*, std::size_t>> scratch_;  // device buffers by index
+};
 
 class NcclTransport final : public Transport {
 public:
@@ -120,6 +147,8 @@ public:
 
     Status synchronize() override { return waitStream("copy"); }
 
+    PointToPoint* pointToPoint(int channel) override { return channel == 0 ? &p2p_ : nullptr; }
+
     Status waitEvent(void* cudaEvent) override {
         if (cudaEvent) PACER_CUDA_CHECK(cudaStreamWaitEvent(stream_, static_cast<cudaEvent_t>(cudaEvent), 0));
         return Status::success();
@@ -139,6 +168,8 @@ public:
     }
 
 private:
+    friend class NcclPointToPoint;
+
     Status ensureControlBuffer(std::size_t count) {
         if (count <= controlDeviceCount_) return Status::success();
         if (controlDevice_) cudaFree(controlDevice_);
@@ -228,7 +259,63 @@ private:
     std::size_t scratchDeviceCount_ = 0;
     float* controlDevice_ = nullptr;  // host-built control blocks, staged for NCCL
     std::size_t controlDeviceCount_ = 0;
+    NcclPointToPoint p2p_{*this};
 };
+
+NcclPointToPoint::~NcclPointToPoint() {
+    for (auto& [buffer, count] : scratch_)
+        if (buffer) cudaFree(buffer);
+    if (blas_) cublasDestroy(blas_);
+}
+
+int NcclPointToPoint::rank() const { return owner_.rank(); }
+int NcclPointToPoint::size() const { return owner_.size(); }
+
+Status NcclPointToPoint::exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) {
+    if (owner_.failed_) return owner_.failure();
+    if (sends.empty() && receives.empty()) return Status::success();
+    ncclResult_t r = ncclGroupStart();
+    for (const P2POp& op : receives)
+        if (r == ncclSuccess) r = ncclRecv(op.data, op.count, ncclFloat32, op.peer, owner_.comm_, owner_.stream_);
+    for (const P2POp& op : sends)
+        if (r == ncclSuccess) r = ncclSend(op.data, op.count, ncclFloat32, op.peer, owner_.comm_, owner_.stream_);
+    const ncclResult_t end = ncclGroupEnd();
+    if (r == ncclSuccess) r = end;
+    if (r != ncclSuccess && r != ncclInProgress) return owner_.fail("point-to-point round " + std::to_string(round), r);
+    return owner_.waitStream("point-to-point round " + std::to_string(round));
+}
+
+Status NcclPointToPoint::reduceSum(float* dst, const float* src, std::size_t count) {
+    if (count == 0) return Status::success();
+    if (!blas_) {
+        if (cublasCreate(&blas_) != CUBLAS_STATUS_SUCCESS) return Status::error("cublasCreate failed");
+        if (cublasSetStream(blas_, owner_.stream_) != CUBLAS_STATUS_SUCCESS) return Status::error("cublasSetStream failed");
+    }
+    const float one = 1.0f;
+    // cuBLAS takes int counts: large blocks go in slices.
+    constexpr std::size_t kSlice = std::size_t{1} << 30;
+    for (std::size_t at = 0; at < count; at += kSlice) {
+        const int n = static_cast<int>(std::min(kSlice, count - at));
+        if (cublasSaxpy(blas_, n, &one, src + at, 1, dst + at, 1) != CUBLAS_STATUS_SUCCESS)
+            return Status::error("cublasSaxpy failed while adding a received block");
+    }
+    return Status::success();  // ordered on the stream before the next round's sends
+}
+
+Result<float*> NcclPointToPoint::scratch(int index, std::size_t count) {
+    if (index < 0) return Status::error("scratch buffer index cannot be negative");
+    if (scratch_.size() <= static_cast<std::size_t>(index)) scratch_.resize(index + 1, {nullptr, 0});
+    auto& [buffer, have] = scratch_[index];
+    if (count > have || !buffer) {
+        if (buffer) cudaFree(buffer);
+        buffer = nullptr;
+        have = 0;
+        const cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&buffer), std::max<std::size_t>(count, 1) * sizeof(float));
+        if (e != cudaSuccess) return Status::error("cudaMalloc of a receive buffer failed: " + cudaText(e));
+        have = std::max<std::size_t>(count, 1);
+    }
+    return buffer;
+}
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "engine/status.h"
+#include "engine/transport/point_to_point.h"
 
 #include <chrono>
 #include <cstddef>
@@ -64,6 +65,9 @@ public:
     // scatters by itself (shared memory) overrides it and saves both copies.
     virtual Status allreduceSpansOn(int channel, const std::vector<FloatSpan>& spans);
     virtual Status broadcast(void* data, std::size_t bytes, int root) = 0;
+    // The point-to-point layer of one channel, for the collective algorithms of engine/collectives (nullptr where
+    // the transport has none). It shares the channel's connections, timeout, failure state and emulated link.
+    virtual PointToPoint* pointToPoint(int /*channel*/) { return nullptr; }
     // Unblocks everything, from any thread; used on fatal errors. The transport is failed afterwards.
     virtual void abort() = 0;
 

@@ -80,6 +80,23 @@ private slots:
                                                           "--transport", "pigeon"} << "pigeon";
         QTest::newRow("bench channels without plan") << QStringList{"bench", "allreduce", "--algorithm", "dynamic",
                                                                     "--channels", "2"} << "channel";
+        QTest::newRow("unknown algorithm") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                          "--algorithm", "butterfly"} << "butterfly";
+        QTest::newRow("torus algorithm on a ring") << QStringList{"capture", "--experiment", exp, "--out",
+                                                                  dir_.filePath("z.pacer"), "--algorithm", "torus",
+                                                                  "--topology", "ring"} << "torus";
+        QTest::newRow("torus of the wrong size") << QStringList{"capture", "--experiment", exp, "--out",
+                                                                dir_.filePath("z.pacer"), "--topology", "torus:2x2"}
+                                                 << "holds 4 ranks";
+        QTest::newRow("algorithm on gpu") << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("z.pacer"),
+                                                         "--backend", "gpu", "--algorithm", "ring"} << "cpu backend";
+        QTest::newRow("bench torus on a ring") << QStringList{"bench", "allreduce", "--algorithm", "torus", "--topology",
+                                                              "ring"} << "torus topology";
+        QTest::newRow("sweep unknown topology") << QStringList{"sweep", "--model", "resnet50", "--policy", "pace",
+                                                               "--ranks", "8:64", "--topology", "mesh"} << "mesh";
+        QTest::newRow("sweep torus shape off the ranks") << QStringList{"sweep", "--model", "resnet50", "--policy", "pace",
+                                                                        "--ranks", "8:64", "--topology", "torus:2x2x2"}
+                                                         << "holds 8 ranks";
         QTest::newRow("import missing file") << QStringList{"import", "--format", "chrome", missing, "--out",
                                                             dir_.filePath("i.pacer")} << "does-not-exist.pacer";
         QTest::newRow("import unknown format") << QStringList{"import", "--format", "pcap", text, "--out",
@@ -94,6 +111,24 @@ private slots:
         QTest::newRow("ranks 2^32 + 2") << exp2("wrap.json", {{"ranks", 4294967298LL}}) << "'ranks' is out of range";
         QTest::newRow("iterations 2.9") << exp2("frac.json", {{"iterations", 2.9}}) << "'iterations' must be a whole number";
         QTest::newRow("ranks 1e15") << exp2("huge.json", {{"ranks", 1e15}}) << "'ranks' is out of range";
+        // The topology's torus dimensions follow the same whole-number rule; a shape whose product overflows an int
+        // must not wrap onto the rank count.
+        QTest::newRow("torus dimension 1.5")
+            << exp2("torus-frac.json", {{"ranks", 3}, {"topology", {{"torus", {1.5, 2}}}}}) << "whole numbers";
+        QTest::newRow("torus dimensions overflowing")
+            << exp2("torus-wrap.json", {{"ranks", 2}, {"topology", {{"torus", {65536, 65536, 2}}}}}) << "holds more than";
+        QTest::newRow("torus:2x (empty dimension)")
+            << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("bad-input.pacer"), "--topology",
+                           "torus:2x"} << "bad torus dimension";
+        QTest::newRow("torus:+2 (sign)")
+            << QStringList{"capture", "--experiment", exp, "--out", dir_.filePath("bad-input.pacer"), "--topology",
+                           "torus:+2"} << "bad torus dimension";
+        QTest::newRow("sweep --ranks 8.5:64")
+            << QStringList{"sweep", "--model", "resnet50", "--policy", "pace", "--ranks", "8.5:64"} << "whole numbers";
+        QTest::newRow("sweep --ranks 8:64x")
+            << QStringList{"sweep", "--model", "resnet50", "--policy", "pace", "--ranks", "8:64x"} << "whole numbers";
+        QTest::newRow("sweep --credit 1:2e3")
+            << QStringList{"sweep", "--model", "resnet50", "--policy", "pace", "--credit", "1:2e3"} << "whole numbers";
         QTest::newRow("timeout_s 0.0001") << exp2("timeout.json", {{"timeout_s", 0.0001}}) << "timeout_s";
         QTest::newRow("plan order without warm-up")
             << exp2("nowarm.json", {{"order", "plan"}, {"warmup_iterations", 0}}) << "warm-up";

@@ -1,7 +1,9 @@
 // One rank of the engine's process tests: a real process with its own transport (Gloo with a FileStore rendezvous
 // in a shared directory, or shared memory), running the same integer-valued training loop as the thread tests
 // and checking every sum.
-//   rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES [gloo|shm|auto]
+//   rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES [gloo|shm|auto|ALGORITHM]
+// ALGORITHM: how units are reduced (engine/collectives; native by default), over Gloo on the most nearly cubic
+// torus; gloo|shm|auto: the transport of a native reduction.
 // Exit 0: every element of every iteration was the exact sum; 1: a wrong sum or an engine error (on stderr);
 // 2: bad arguments.
 #include "rank_training.h"
@@ -17,8 +19,19 @@ using namespace pacer::engine::testing;
 
 int main(int argc, char** argv) {
     if (argc != 7 && argc != 8) {
-        std::fprintf(stderr, "usage: rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES [gloo|shm|auto]\n");
+        std::fprintf(stderr, "usage: rank_process RANK RANKS RENDEZVOUS_DIR POLICY plan|dynamic SEGMENT_BYTES [gloo|shm|auto|ALGORITHM]\n");
         return 2;
+    }
+    Training training;
+    const bool transportGiven = argc == 8 && parseCpuTransport(argv[7]).ok();
+    if (argc == 8 && !transportGiven) {
+        auto algorithm = parseAlgorithm(argv[7]);
+        if (!algorithm.ok()) {
+            std::fprintf(stderr, "%s\n", algorithm.message().c_str());
+            return 2;
+        }
+        training.algorithm = algorithm.value();
+        training.topology = balancedTorus(std::atoi(argv[2]));
     }
     const int rank = std::atoi(argv[1]);
     const int ranks = std::atoi(argv[2]);
@@ -28,7 +41,7 @@ int main(int argc, char** argv) {
     o.size = ranks;
     o.rendezvous_dir = argv[3];
     o.timeout = std::chrono::milliseconds(20000);
-    const auto kind = parseCpuTransport(argc == 8 ? argv[7] : "gloo");
+    const auto kind = parseCpuTransport(transportGiven ? argv[7] : "gloo");
     if (!kind.ok()) {
         std::fprintf(stderr, "%s\n", kind.message().c_str());
         return 2;
@@ -51,7 +64,7 @@ int main(int argc, char** argv) {
     if (config.name == "manual")
         for (std::size_t i = 0; i < tensors.size(); ++i) config.priorities.push_back(static_cast<int>(tensors.size() - i));
     const Status st = trainRank(rank, ranks, *transport.value(), config,
-                                mode == "plan" ? OrderMode::Plan : OrderMode::Dynamic, tensors, nullptr, Training{});
+                                mode == "plan" ? OrderMode::Plan : OrderMode::Dynamic, tensors, nullptr, training);
     if (!st.ok()) {
         std::fprintf(stderr, "rank %d: %s\n", rank, st.message().c_str());
         return 1;

@@ -36,6 +36,8 @@ struct Training {
     std::function<void(int rank, int tensor)> beforeGradient;  // e.g. a random delay
     bool verify = true;
     int channels = 1;  // plan mode: units in flight at once
+    Algorithm algorithm = Algorithm::Native;  // how each unit is reduced (RuntimeOptions::algorithm)
+    Topology topology;
 };
 
 // A beforeGradient hook that sleeps a random 0..maxUs microseconds (only when above minUs, as shorter sleeps are
@@ -60,6 +62,8 @@ inline Status trainRank(int rank, int ranks, Transport& transport, const PolicyC
     options.mode = mode;
     options.timeout = std::chrono::milliseconds(20000);
     options.channels = training.channels;
+    options.algorithm = training.algorithm;
+    options.topology = training.topology;
     if (mode == OrderMode::Plan) {
         auto planner = makePolicy(config, tensors);
         auto plan = recordPlan(**planner, tensors);

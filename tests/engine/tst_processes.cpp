@@ -20,24 +20,31 @@ private slots:
         QTest::addColumn<QString>("policy");
         QTest::addColumn<int>("ranks");
         QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("algorithm");
         for (const std::string& p : pacer::engine::policyNames())
             for (int ranks : {1, 2, 4})
                 for (const char* mode : {"plan", "dynamic"})
-                    QTest::addRow("%s/%d ranks/%s", p.c_str(), ranks, mode) << QString::fromStdString(p) << ranks << QString(mode);
-        QTest::newRow("pace/3 ranks/dynamic") << "pace" << 3 << "dynamic";
-        QTest::newRow("pace/3 ranks/plan") << "pace" << 3 << "plan";
+                    QTest::addRow("%s/%d ranks/%s", p.c_str(), ranks, mode) << QString::fromStdString(p) << ranks << QString(mode) << QString("native");
+        QTest::newRow("pace/3 ranks/dynamic") << "pace" << 3 << "dynamic" << "native";
+        QTest::newRow("pace/3 ranks/plan") << "pace" << 3 << "plan" << "native";
+        // The collective algorithms of engine/collectives across processes (each on the most nearly cubic torus).
+        for (const char* a : {"ring", "recursive-doubling", "halving-doubling", "torus", "auto"})
+            for (int ranks : {3, 4})
+                QTest::addRow("pace/%d ranks/plan/%s", ranks, a) << "pace" << ranks << "plan" << QString(a);
     }
 
     void exactSumsAcrossProcesses() {
         QFETCH(QString, policy);
         QFETCH(int, ranks);
         QFETCH(QString, mode);
-        const QString rendezvous = dir_.filePath(QString("%1-%2-%3").arg(policy).arg(ranks).arg(mode));
+        QFETCH(QString, algorithm);
+        const QString rendezvous =
+            dir_.filePath(QString("%1-%2-%3-%4").arg(policy).arg(ranks).arg(mode).arg(algorithm));
         QVERIFY(QDir().mkpath(rendezvous));
         std::vector<std::unique_ptr<QProcess>> procs;
         for (int r = 0; r < ranks; ++r) {
             auto p = std::make_unique<QProcess>();
-            p->start(PACER_RANK_PROCESS, {QString::number(r), QString::number(ranks), rendezvous, policy, mode, "16384"});
+            p->start(PACER_RANK_PROCESS, {QString::number(r), QString::number(ranks), rendezvous, policy, mode, "16384", algorithm});
             QVERIFY(p->waitForStarted(10000));
             procs.push_back(std::move(p));
         }

@@ -73,6 +73,37 @@ private slots:
         for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
     }
 
+    // The units through each collective algorithm of engine/collectives (auto chooses per unit size).
+    void exactResultsThroughEveryAlgorithm_data() {
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<bool>("dynamic");
+        for (const char* a : {"ring", "recursive-doubling", "halving-doubling", "torus", "auto"})
+            for (int ranks : {1, 3, 4})
+                for (bool dynamic : {false, true})
+                    QTest::addRow("%s/ranks%d/%s", a, ranks, dynamic ? "dynamic" : "plan") << QString(a) << ranks << dynamic;
+    }
+    void exactResultsThroughEveryAlgorithm() {
+        QFETCH(QString, algorithm);
+        QFETCH(int, ranks);
+        QFETCH(bool, dynamic);
+        const auto tensors = makeTensors({1, 7, 1000, 33, 10003, 5, 129});
+        PolicyConfig config;
+        config.name = "pace";
+        config.segment_bytes = 16 << 10;
+        config.fuse_below_bytes = 1024;
+        Training training;
+        training.algorithm = parseAlgorithm(algorithm.toStdString()).value();
+        training.topology = balancedTorus(ranks);  // every algorithm runs on a torus; auto may pick the torus one
+        auto* transports = group(ranks);
+        QVERIFY(transports);
+        const auto results = onEveryRank(ranks, [&](int r) {
+            return trainRank(r, ranks, *(*transports)[r], config, dynamic ? OrderMode::Dynamic : OrderMode::Plan, tensors,
+                             nullptr, training);
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+    }
+
     void randomDelaysKeepOneOrder_data() {
         QTest::addColumn<QString>("policy");
         QTest::addColumn<int>("ranks");
@@ -286,8 +317,10 @@ private slots:
         config.name = "ddp";
         config.first_bucket_bytes = 400;  // tensor 1 alone in bucket 0, tensor 0 in bucket 1
         std::vector<float> a(100, 1.0f), b(100, 1.0f);
+        RuntimeOptions options;
+        options.timeout = std::chrono::milliseconds(10000);
         Runtime runtime(*(*transports)[0], std::move(makePolicy(config, tensors).value()), tensors, {a.data(), b.data()},
-                        RuntimeOptions{OrderMode::Dynamic, std::chrono::milliseconds(10000), {}, false}, nullptr);
+                        options, nullptr);
         QVERIFY(runtime.beginIteration(0).ok());
         runtime.gradientReady(1);
         std::atomic<bool> lastAnnounced{false};

@@ -507,6 +507,57 @@ private slots:
         QVERIFY(qAbs(c.value().ns_per_byte - beta) < 1e-9);
     }
 
+    // Modelled algorithms: α and β are read off the ring-scaled cost, so the ring algorithm on a ring predicts what
+    // native replay does; the torus follows its closed form; auto picks the cheapest; nonsense is refused.
+    void whatIfModelsTheAlgorithms() {
+        const CostModel observed{20'000, 0.8, {}};
+        WhatIf native;
+        native.ranks = 64;
+        WhatIf ring = native;
+        ring.algorithm = "ring";
+        ring.topology = "ring";
+        const CostModel a = applyWhatIf(observed, 8, native).value(), b = applyWhatIf(observed, 8, ring).value();
+        for (std::size_t bytes : {4096ul, 1ul << 20, 100ul << 20}) QVERIFY(qAbs(a.at(bytes) - b.at(bytes)) <= 1);
+
+        WhatIf torus = native;
+        torus.topology = "torus";  // 4x4x4, auto
+        const CostModel t = applyWhatIf(observed, 8, torus).value();
+        QCOMPARE(t.collective.topology.dims, (std::vector<int>{4, 4, 4}));
+        const LinkParams link = t.collective.link;
+        QVERIFY(qAbs(link.alpha_ns - 20'000.0 / 14) < 1e-6);  // the observed α over the 8-rank ring's 14 steps
+        const double m = 100.0 * (1 << 20);
+        const double closed = 2 * 9 * link.alpha_ns + 2.0 * 63 / 64 * m / 6 * link.beta_ns_per_byte;
+        QVERIFY(qAbs(t.at(100 << 20) - closed) <= 1);
+        QVERIFY(t.at(100 << 20) < a.at(100 << 20) / 5);  // six ports and 18 steps against one port and 126 steps
+
+        WhatIf bad = native;
+        bad.algorithm = "torus";
+        QVERIFY(!applyWhatIf(observed, 8, bad).ok());  // a torus needs a torus topology
+        bad.topology = "torus:4x4";
+        QVERIFY(!applyWhatIf(observed, 8, bad).ok());  // 16 ranks, not 64
+        bad.algorithm = "butterfly";
+        QVERIFY(!applyWhatIf(observed, 8, bad).ok());
+    }
+
+    void sweepOverRanks() {
+        PolicyConfig pace;
+        pace.name = "pace";
+        WhatIf w;
+        w.link_gbps = 25;
+        w.topology = "torus";
+        auto points = sweep(zooModel("resnet50"), CostModel{}, pace, "ranks", 8, 4096, w);
+        QVERIFY2(points.ok(), points.message().c_str());
+        QCOMPARE(points.value().size(), std::size_t{10});
+        QCOMPARE(points.value().front().ranks, 8);
+        QCOMPARE(points.value().back().ranks, 4096);
+        w.topology = "ring";
+        w.algorithm = "ring";
+        auto ring = sweep(zooModel("resnet50"), CostModel{}, pace, "ranks", 8, 4096, w);
+        QVERIFY(ring.ok());
+        // At scale the ring pays 2(n-1) latencies; the torus 2·Σ(k-1).
+        QVERIFY(ring.value().back().figures.iter_ms > 5 * points.value().back().figures.iter_ms);
+    }
+
     void whatIfRejectsNonsense() {
         WhatIf k;
         k.compute_speed = 0;

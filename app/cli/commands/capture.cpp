@@ -35,6 +35,8 @@ int runCapture(const Args& args) {
             throw usageError("--transport must be auto, gloo or shm, got '" + *t + "'");
         r.transport = QString::fromStdString(*t);
     }
+    if (auto a = args.value("algorithm")) r.algorithm = QString::fromStdString(*a);
+    if (auto t = args.value("topology")) r.topology = QString::fromStdString(*t);
     r.linkGbps = args.number("link-gbps", 0, 10000).value_or(-1);
     r.linkLatencyUs = args.number("link-latency-us", 0, 1e6).value_or(-1);
     r.timeoutSeconds = args.number("timeout-s", 0.1, 86400).value_or(0);

@@ -14,9 +14,11 @@ const std::vector<Command>& commands() {
         {"capture",
          "capture --experiment FILE --out PROJECT [--ranks N] [--policy P] [--segment-bytes S] [--iterations K]\n"
          "                  [--backend cpu|gpu] [--order dynamic|plan] [--channels C] [--transport auto|gloo|shm]\n"
-         "                  [--link-gbps G] [--link-latency-us U] [--timeout-s T] [--keep-run-dir] [--json]",
+         "                  [--link-gbps G] [--link-latency-us U] [--timeout-s T] [--keep-run-dir]\n"
+         "                  [--algorithm native|ring|recursive-doubling|halving-doubling|torus|auto]\n"
+         "                  [--topology flat|ring|torus|torus:XxYxZ] [--json]",
          {{"experiment", "out", "ranks", "policy", "segment-bytes", "iterations", "backend", "order", "channels", "transport",
-           "link-gbps", "link-latency-us", "timeout-s"},
+           "link-gbps", "link-latency-us", "timeout-s", "algorithm", "topology"},
           {"json", "keep-run-dir"},
           false},
          runCapture},
@@ -24,18 +26,21 @@ const std::vector<Command>& commands() {
          "replay  (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P [--segment-bytes S]\n"
          "                  [--priorities FILE] [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X]\n"
          "                  [--bucket-bytes S] [--credit C] [--channels C] [--iterations K] [--fusion-search]\n"
-         "                  [--save-to PROJECT] [--json]",
+         "                  [--algorithm native|ring|recursive-doubling|halving-doubling|torus|auto]\n"
+         "                  [--topology flat|ring|torus|torus:XxYxZ] [--save-to PROJECT] [--json]",
          {{"project", "run", "model", "policy", "segment-bytes", "priorities", "ranks", "link-gbps", "link-latency-us",
-           "compute-speed", "channels", "bucket-bytes", "credit", "iterations", "save-to", "device-tflops"},
+           "compute-speed", "channels", "bucket-bytes", "credit", "iterations", "save-to", "device-tflops", "algorithm",
+           "topology"},
           {"json", "fusion-search"},
           false},
          runReplay},
         {"sweep",
          "sweep   (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P\n"
-         "                  (--segment-bytes MIN:MAX | --bucket-bytes MIN:MAX | --credit MIN:MAX)\n"
-         "                  [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X] [--channels C] [--json]",
+         "                  (--segment-bytes MIN:MAX | --bucket-bytes MIN:MAX | --credit MIN:MAX | --ranks MIN:MAX)\n"
+         "                  [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X] [--channels C]\n"
+         "                  [--algorithm A] [--topology flat|ring|torus|torus:XxYxZ] [--json]",
          {{"project", "run", "model", "policy", "segment-bytes", "bucket-bytes", "credit", "ranks", "link-gbps",
-           "link-latency-us", "compute-speed", "channels", "device-tflops"},
+           "link-latency-us", "compute-speed", "channels", "device-tflops", "algorithm", "topology"},
           {"json"},
           false},
          runSweep},
@@ -63,9 +68,13 @@ const std::vector<Command>& commands() {
          {{"project", "run", "iteration"}, {"json"}, false}, runAnalyze},
         {"zoo", "zoo     list [--json]", {{}, {"json"}, true}, runZoo},
         {"bench",
-         "bench   allreduce [--algorithm A] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S] [--channels C]\n"
-         "                  [--iterations K] [--json]",
-         {{"algorithm", "ranks", "sizes", "segment-bytes", "channels", "iterations"}, {"json"}, true},
+         "bench   allreduce [--algorithm plan|dynamic|ring|recursive-doubling|halving-doubling|torus|auto]\n"
+         "                  [--topology flat|ring|torus|torus:XxYxZ] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S]\n"
+         "                  [--channels C] [--iterations K] [--link-gbps G] [--link-latency-us U] [--json]",
+         {{"algorithm", "topology", "ranks", "sizes", "segment-bytes", "channels", "iterations", "link-gbps",
+           "link-latency-us"},
+          {"json"},
+          true},
          runBench},
     };
     return all;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <limits>
 
 namespace pacer::cli {
 namespace {
@@ -126,59 +127,61 @@ int runSweep(const Args& args) {
     if (!args.has("policy")) throw usageError("option '--policy' is required");
     std::string knob;
     std::int64_t lo = 0, hi = 0;
-    for (const char* k : {"segment-bytes", "bucket-bytes", "credit"}) {
+    for (const char* k : {"segment-bytes", "bucket-bytes", "credit", "ranks"}) {
         auto v = args.value(k);
         if (!v || v->find(':') == std::string::npos) continue;
         if (!knob.empty()) throw usageError("sweep one knob at a time");
         knob = k;
-        if (knob == "credit") {
-            const auto colon = v->find(':');
-            try {
-                lo = std::stoll(v->substr(0, colon));
-                hi = std::stoll(v->substr(colon + 1));
-            } catch (const std::exception&) {
-                throw usageError("--credit must be MIN:MAX, e.g. 1:16");
-            }
-            if (lo < 1 || lo > hi) throw usageError("--credit must be MIN:MAX with 1 <= MIN <= MAX");
+        if (knob == "credit" || knob == "ranks") {
+            // A rank count beyond 2^20 is no data-parallel job the model is meant for.
+            std::tie(lo, hi) = *args.integerRange(k, 1, knob == "ranks" ? 1 << 20 : std::numeric_limits<int>::max());
         } else {
             std::tie(lo, hi) = *args.sizeRange(k);
         }
     }
-    if (knob.empty()) throw usageError("give a range to sweep: --segment-bytes MIN:MAX, --bucket-bytes MIN:MAX or --credit MIN:MAX");
+    if (knob.empty())
+        throw usageError("give a range to sweep: --segment-bytes MIN:MAX, --bucket-bytes MIN:MAX, --credit MIN:MAX or "
+                         "--ranks MIN:MAX");
     const engine::PolicyConfig base = policyFrom(args, source.observedConfig);
     std::string engineKnob = knob;
     std::replace(engineKnob.begin(), engineKnob.end(), '-', '_');
-    auto points = engine::sweep(source.workload, source.cost, base, engineKnob, lo, hi, whatIfFrom(args));
+    const engine::WhatIf whatIf = whatIfFrom(args);
+    auto points = engine::sweep(source.workload, source.cost, base, engineKnob, lo, hi, whatIf);
     if (!points.ok()) throw usageError(points.status().message());
     if (points.value().empty()) throw usageError("the sweep range holds no setting");
     std::size_t best = 0;
     for (std::size_t i = 0; i < points.value().size(); ++i)
         if (points.value()[i].figures.iter_ms < points.value()[best].figures.iter_ms) best = i;
 
-    auto settingOf = [&](const engine::PolicyConfig& c) -> std::int64_t {
-        if (knob == "segment-bytes") return static_cast<std::int64_t>(c.segment_bytes);
-        if (knob == "bucket-bytes") return static_cast<std::int64_t>(c.bucket_bytes);
-        return c.credit;
+    auto settingOf = [&](const engine::SweepPoint& p) -> std::int64_t {
+        if (knob == "segment-bytes") return static_cast<std::int64_t>(p.config.segment_bytes);
+        if (knob == "bucket-bytes") return static_cast<std::int64_t>(p.config.bucket_bytes);
+        if (knob == "ranks") return p.ranks;
+        return p.config.credit;
     };
     if (args.flag("json")) {
         nlohmann::json rows = nlohmann::json::array();
         for (const engine::SweepPoint& p : points.value()) {
             nlohmann::json row = figuresJson(p.figures);
-            row[engineKnob] = settingOf(p.config);
+            row[engineKnob] = settingOf(p);
             rows.push_back(row);
         }
         printJson({{"source", source.description},
                    {"policy", base.name},
                    {"knob", engineKnob},
                    {"points", rows},
-                   {"best", {{engineKnob, settingOf(points.value()[best].config)},
+                   {"algorithm", !whatIf.algorithm.empty() ? whatIf.algorithm
+                                 : whatIf.topology.empty() ? "native" : "auto"},  // as applyWhatIf reads them
+                   {"topology", whatIf.topology.empty() ? "flat" : whatIf.topology},
+                   {"best", {{engineKnob, settingOf(points.value()[best])},
                              {"predicted_iter_ms", points.value()[best].figures.iter_ms}}}});
         return 0;
     }
     std::printf("sweep of %s over %s, policy %s\n", source.description.c_str(), knob.c_str(), base.name.c_str());
     for (std::size_t i = 0; i < points.value().size(); ++i) {
         const engine::SweepPoint& p = points.value()[i];
-        const std::string setting = knob == "credit" ? std::to_string(p.config.credit) : app::formatSize(settingOf(p.config));
+        const std::string setting = knob == "credit" || knob == "ranks" ? std::to_string(settingOf(p))
+                                                                         : app::formatSize(settingOf(p));
         std::printf("%s %-12s %9.3f ms/iter  exposed comm %.3f ms\n", i == best ? "*" : " ", setting.c_str(),
                     p.figures.iter_ms, p.figures.exposed_comm_ms);
     }

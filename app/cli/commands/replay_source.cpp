@@ -33,7 +33,10 @@ app::ReplayInput loadReplaySource(const Args& args) {
 
 engine::WhatIf whatIfFrom(const Args& args) {
     engine::WhatIf w;
-    w.ranks = args.integer("ranks", 1, 4096).value_or(0);
+    // A range (sweep --ranks 8:4096) is the sweep's knob, not one what-if value.
+    if (auto r = args.value("ranks"); !r || r->find(':') == std::string::npos) w.ranks = args.integer("ranks", 1, 4096).value_or(0);
+    if (auto a = args.value("algorithm")) w.algorithm = *a;
+    if (auto t = args.value("topology")) w.topology = *t;
     w.link_gbps = args.number("link-gbps", 0.001, 100000).value_or(0);
     w.link_latency_us = args.number("link-latency-us", 0, 1e6).value_or(-1);
     w.compute_speed = args.number("compute-speed", 0.001, 1000).value_or(1.0);

@@ -40,25 +40,32 @@ int runBench(const Args& args) {
     if (auto s = args.size("segment-bytes")) o.segment_bytes = static_cast<std::size_t>(*s);
     if (auto k = args.integer("iterations", 1, 100000)) o.iterations = *k;
     if (auto c = args.integer("channels", 1, 16)) o.channels = *c;
+    if (auto t = args.value("topology")) o.topology = *t;
+    if (auto g = args.number("link-gbps", 0, 10000)) o.link_gbps = *g;
+    if (auto l = args.number("link-latency-us", 0, 1e6)) o.link_latency_us = *l;
     auto rows = engine::runAllreduceBench(o);
     if (!rows.ok()) throw usageError(rows.status().message());
     if (args.flag("json")) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& r : rows.value())
-            list.push_back({{"bytes", r.bytes}, {"time_us", r.time_us}, {"algbw_gbs", r.algbw}, {"busbw_gbs", r.busbw},
-                            {"wrong", r.wrong}, {"gloo_time_us", r.gloo_time_us}, {"gloo_busbw_gbs", r.gloo_busbw},
+            // busbw/gloo_busbw and the *_gbs names carry the same GB/s (the latter kept for older scripts).
+            list.push_back({{"bytes", r.bytes}, {"algorithm", r.ran}, {"time_us", r.time_us}, {"algbw_gbs", r.algbw},
+                            {"busbw", r.busbw}, {"busbw_gbs", r.busbw}, {"wrong", r.wrong},
+                            {"gloo_time_us", r.gloo_time_us}, {"gloo_busbw", r.gloo_busbw},
+                            {"gloo_busbw_gbs", r.gloo_busbw},
                             {"ratio_vs_gloo", r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0.0}});
-        printJson({{"algorithm", o.algorithm}, {"ranks", o.ranks}, {"channels", o.channels}, {"rows", list}});
+        printJson({{"algorithm", o.algorithm}, {"topology", o.topology.empty() ? "default" : o.topology},
+                   {"ranks", o.ranks}, {"channels", o.channels}, {"rows", list}});
         return 0;
     }
     std::printf("# all-reduce, %d ranks, algorithm %s, %d channel(s), float32 sum; gloo::allreduce measured in the same run\n",
                 o.ranks, o.algorithm.c_str(), o.channels);
-    std::printf("%12s %12s %10s %10s %7s %14s %12s %8s\n", "size(B)", "time(us)", "algbw", "busbw", "#wrong",
-                "gloo time(us)", "gloo busbw", "ratio");
+    std::printf("%12s %-18s %12s %10s %10s %7s %14s %12s %8s\n", "size(B)", "ran", "time(us)", "algbw", "busbw",
+                "#wrong", "gloo time(us)", "gloo busbw", "ratio");
     for (const auto& r : rows.value())
-        std::printf("%12zu %12.1f %10.3f %10.3f %7zu %14.1f %12.3f %8.3f\n", static_cast<std::size_t>(r.bytes),
-                    r.time_us, r.algbw, r.busbw, static_cast<std::size_t>(r.wrong), r.gloo_time_us, r.gloo_busbw,
-                    r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0.0);
+        std::printf("%12zu %-18s %12.1f %10.3f %10.3f %7zu %14.1f %12.3f %8.3f\n", static_cast<std::size_t>(r.bytes),
+                    r.ran.c_str(), r.time_us, r.algbw, r.busbw, static_cast<std::size_t>(r.wrong), r.gloo_time_us,
+                    r.gloo_busbw, r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0.0);
     return 0;
 }
 

@@ -1,0 +1,311 @@
+// The collective algorithms of engine/collectives on the Gloo point-to-point layer, ranks as threads: exact sums
+// (integer-valued floats) for every algorithm × rank count × size × piece size, the torus on every shape up to 8
+// ranks, matching sends and receives on every rank (dry runs), the choice the cost model makes, and a killed peer
+// named by every algorithm within the timeout.
+#include "rank_group.h"
+
+#include "engine/collectives/algorithm_cost.h"
+#include "engine/collectives/allreduce_algorithms.h"
+#include "engine/collectives/dry_run.h"
+
+#include <QTest>
+
+#include <map>
+#include <thread>
+
+using namespace pacer::engine;
+using namespace pacer::engine::testing;
+
+Q_DECLARE_METATYPE(pacer::engine::Algorithm)
+
+namespace {
+
+const Algorithm kAlgorithms[] = {Algorithm::Ring, Algorithm::RecursiveDoubling, Algorithm::HalvingDoubling,
+                                 Algorithm::Torus};
+
+// Every ordered way to write n as a product of 1 to 3 factors ≥ 2 (n itself is the 1-D torus).
+std::vector<std::vector<int>> torusShapes(int n) {
+    std::vector<std::vector<int>> out{{n}};
+    for (int a = 2; a < n; ++a) {
+        if (n % a) continue;
+        for (const auto& rest : torusShapes(n / a)) {
+            if (rest.size() >= 3) continue;
+            std::vector<int> s{a};
+            s.insert(s.end(), rest.begin(), rest.end());
+            out.push_back(s);
+        }
+    }
+    return out;
+}
+
+Topology topologyFor(Algorithm a, int ranks) {
+    return a == Algorithm::Torus ? balancedTorus(ranks, 2) : Topology::flat();
+}
+
+float valueOf(int rank, std::size_t i) { return static_cast<float>((rank + 1) * static_cast<int>(i % 97 + 1)); }
+
+// Runs the algorithm on every rank of the group and checks every element of every rank.
+void checkExactSums(std::vector<std::unique_ptr<Transport>>& group, Algorithm algorithm, std::size_t count,
+                    const CollectiveOptions& options) {
+    const int ranks = static_cast<int>(group.size());
+    std::vector<std::vector<float>> data(ranks, std::vector<float>(count));
+    const auto results = onEveryRank(ranks, [&](int r) {
+        for (std::size_t i = 0; i < count; ++i) data[r][i] = valueOf(r, i);
+        PointToPoint* p2p = group[r]->pointToPoint(0);
+        if (!p2p) return Status::error("no point-to-point layer");
+        Status s = runAllreduce(algorithm, *p2p, data[r].data(), count, options);
+        if (!s.ok()) group[r]->abort();
+        return s;
+    });
+    for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+    const float rankSum = static_cast<float>(ranks * (ranks + 1) / 2);
+    for (int r = 0; r < ranks; ++r)
+        for (std::size_t i = 0; i < count; ++i)
+            if (data[r][i] != rankSum * valueOf(0, i))
+                QFAIL(qPrintable(QString("rank %1 element %2: %3, expected %4")
+                                     .arg(r).arg(i).arg(data[r][i]).arg(rankSum * valueOf(0, i))));
+}
+
+}  // namespace
+
+class TestCollectives : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dirs_[9];
+    std::map<int, std::vector<std::unique_ptr<Transport>>> groups_;  // one connected group per rank count
+
+    std::vector<std::unique_ptr<Transport>>& group(int ranks) {
+        auto it = groups_.find(ranks);
+        if (it != groups_.end()) return it->second;
+        auto g = connectRanks(ranks, dirs_[ranks].path(), std::chrono::milliseconds(20000));
+        if (!g.ok()) qFatal("%s", g.message().c_str());
+        return groups_[ranks] = std::move(g.value());
+    }
+
+private slots:
+    void exactSums_data() {
+        QTest::addColumn<Algorithm>("algorithm");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<qulonglong>("count");
+        QTest::addColumn<qulonglong>("pieceBytes");
+        for (Algorithm a : kAlgorithms)
+            for (int ranks = 1; ranks <= 8; ++ranks)
+                for (qulonglong count : {1ull, 5ull, 4099ull})  // below, at and not divisible by the ranks
+                    for (qulonglong piece : {0ull, 8192ull})  // whole, and three pieces of 4099 floats
+                        QTest::addRow("%s/ranks%d/count%llu/piece%llu", algorithmName(a).c_str(), ranks, count, piece)
+                            << a << ranks << count << piece;
+    }
+    void exactSums() {
+        QFETCH(Algorithm, algorithm);
+        QFETCH(int, ranks);
+        QFETCH(qulonglong, count);
+        QFETCH(qulonglong, pieceBytes);
+        checkExactSums(group(ranks), algorithm, count, {topologyFor(algorithm, ranks), pieceBytes});
+    }
+
+    void torusEveryShape_data() {
+        QTest::addColumn<QList<int>>("dims");
+        for (int n = 2; n <= 8; ++n)
+            for (const auto& shape : torusShapes(n)) {
+                QString name;
+                for (int d : shape) name += (name.isEmpty() ? "" : "x") + QString::number(d);
+                QTest::addRow("%s", qPrintable(name)) << QList<int>(shape.begin(), shape.end());
+            }
+        QTest::addRow("2x1x2") << QList<int>{2, 1, 2};  // a dimension of size 1 is left out
+    }
+    void torusEveryShape() {
+        QFETCH(QList<int>, dims);
+        const Topology t = Topology::torus(std::vector<int>(dims.begin(), dims.end()));
+        for (std::size_t count : {3u, 1001u})
+            checkExactSums(group(t.ranks()), Algorithm::Torus, count, {t, 0});
+    }
+
+    // Each rank's side of the algorithm, run alone on a dry layer: every send must meet a receive of the same
+    // size and tag at its peer in the same collective and round, and nothing else.
+    void everyRankIssuesMatchingRounds_data() {
+        QTest::addColumn<Algorithm>("algorithm");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<QList<int>>("dims");
+        for (Algorithm a : {Algorithm::Ring, Algorithm::RecursiveDoubling, Algorithm::HalvingDoubling})
+            for (int ranks : {2, 3, 5, 6, 7, 8, 12, 64})
+                QTest::addRow("%s/ranks%d", algorithmName(a).c_str(), ranks) << a << ranks << QList<int>{};
+        for (const QList<int>& dims : {QList<int>{2, 2}, QList<int>{2, 3}, QList<int>{2, 2, 2}, QList<int>{4, 4},
+                                       QList<int>{2, 4, 3}, QList<int>{4, 4, 4}, QList<int>{5}})
+            QTest::addRow("torus/%dd/%lld", static_cast<int>(dims.size()), static_cast<long long>(dims.back()))
+                << Algorithm::Torus << 0 << dims;
+    }
+    void everyRankIssuesMatchingRounds() {
+        QFETCH(Algorithm, algorithm);
+        QFETCH(int, ranks);
+        QFETCH(QList<int>, dims);
+        const Topology t = dims.isEmpty() ? Topology::flat() : Topology::torus(std::vector<int>(dims.begin(), dims.end()));
+        if (!dims.isEmpty()) ranks = t.ranks();
+        const std::size_t count = 1001;
+        std::vector<std::vector<RecordedRound>> records;
+        std::vector<float> data(count);
+        for (int r = 0; r < ranks; ++r) {
+            DryRunPointToPoint dry(r, ranks, LinkParams{}, true);
+            const Status s = runAllreduce(algorithm, dry, data.data(), count, {t, 2048});  // two pieces
+            QVERIFY2(s.ok(), s.message().c_str());
+            records.push_back(dry.record());
+        }
+        // Key: (collective, round, from, to, tag) → count; sends and receives must give the same map.
+        using Key = std::tuple<int, int, int, int, int>;
+        std::map<Key, std::size_t> sent, received;
+        for (int r = 0; r < ranks; ++r)
+            for (const RecordedRound& round : records[r]) {
+                for (const RecordedOp& op : round.sends) {
+                    QVERIFY(sent.emplace(Key{round.collective, round.round, r, op.peer, op.tag}, op.count).second);
+                }
+                for (const RecordedOp& op : round.receives) {
+                    QVERIFY(received.emplace(Key{round.collective, round.round, op.peer, r, op.tag}, op.count).second);
+                }
+            }
+        QVERIFY(!sent.empty());
+        QCOMPARE(sent, received);
+        // Every element moved: each rank sends at least its share of every piece.
+        std::size_t total = 0;
+        for (const auto& [key, c] : sent) total += c;
+        QVERIFY(total >= count * (ranks - 1) / ranks);
+    }
+
+    void selectionFollowsTheCostModel_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<QString>("topology");
+        for (int ranks : {2, 3, 8, 12, 64, 4096})
+            for (const char* t : {"flat", "ring", "torus"}) QTest::addRow("%d/%s", ranks, t) << ranks << QString(t);
+    }
+    void selectionFollowsTheCostModel() {
+        QFETCH(int, ranks);
+        QFETCH(QString, topology);
+        const Topology t = parseTopology(topology.toStdString(), ranks).value();
+        for (const LinkParams link : {LinkParams{}, LinkParams{2000, 8.0, 0.1}, emulatedLink(1, 50)}) {
+            for (std::size_t bytes = 4; bytes <= (std::size_t{1} << 30); bytes *= 4) {
+                const Algorithm chosen = chooseAlgorithm(ranks, t, bytes, link);
+                const double cost = allreduceCostNs(chosen, ranks, t, static_cast<double>(bytes), link);
+                for (Algorithm a : candidateAlgorithms(ranks, t))
+                    QVERIFY(cost <= allreduceCostNs(a, ranks, t, static_cast<double>(bytes), link));
+                if (chosen == Algorithm::Torus) QCOMPARE(t.kind, Topology::Kind::Torus);
+            }
+        }
+        // The classic shape of the choice: latency-bound small messages go to recursive doubling, and on a 3-D
+        // torus large ones go to the torus.
+        QCOMPARE(chooseAlgorithm(ranks, t, 4, LinkParams{}), Algorithm::RecursiveDoubling);
+        if (t.kind == Topology::Kind::Torus && t.dims.size() > 1)
+            QCOMPARE(chooseAlgorithm(ranks, t, 256 << 20, LinkParams{}), Algorithm::Torus);
+    }
+
+    // The dry run's clock follows each algorithm's rounds; on balanced shapes it matches the closed form.
+    void closedFormsMatchTheSchedules_data() {
+        QTest::addColumn<Algorithm>("algorithm");
+        QTest::addColumn<QString>("topology");
+        QTest::addColumn<int>("ranks");
+        for (int ranks : {4, 8, 64, 6, 12})
+            for (Algorithm a : {Algorithm::Ring, Algorithm::RecursiveDoubling, Algorithm::HalvingDoubling})
+                QTest::addRow("%s/%d", algorithmName(a).c_str(), ranks) << a << QString("flat") << ranks;
+        for (const char* t : {"torus:2x2", "torus:4x4", "torus:4x4x4", "torus:8"})
+            QTest::addRow("%s", t) << Algorithm::Torus << QString(t) << 0;
+    }
+    void closedFormsMatchTheSchedules() {
+        QFETCH(Algorithm, algorithm);
+        QFETCH(QString, topology);
+        QFETCH(int, ranks);
+        Topology t = Topology::flat();
+        if (topology != "flat") {
+            t = Topology::torus({});
+            for (const QString& d : topology.mid(6).split('x')) t.dims.push_back(d.toInt());
+            ranks = t.ranks();
+        }
+        const std::size_t count = 3 << 20;  // divisible by every part and block count here
+        std::vector<float> data(count);
+        const LinkParams link{5000, 0.8, 0.1};
+        // Rank 1 is in the core of every folded algorithm, so it pays the fold's rounds as the formula does.
+        DryRunPointToPoint dry(1, ranks, link);
+        QVERIFY(runAllreduce(algorithm, dry, data.data(), count, {t, 0}).ok());
+        const double model = allreduceCostNs(algorithm, ranks, t, count * 4.0, link);
+        QVERIFY2(std::abs(dry.elapsedNs() - model) <= 0.01 * model,
+                 qPrintable(QString("schedule %1 ns, model %2 ns").arg(dry.elapsedNs()).arg(model)));
+    }
+
+    void fitRecoversTheParameters() {
+        const LinkParams truth{12'000, 0.5, 0.2};
+        std::vector<CollectiveSample> samples;
+        for (Algorithm a : {Algorithm::Ring, Algorithm::RecursiveDoubling, Algorithm::HalvingDoubling})
+            for (double bytes : {4096.0, 65536.0, 1048576.0, 16777216.0})
+                samples.push_back({a, 8, bytes, allreduceCostNs(a, 8, Topology::flat(), bytes, truth)});
+        auto fitted = fitLinkParams(samples, Topology::flat());
+        QVERIFY2(fitted.ok(), fitted.message().c_str());
+        QVERIFY(std::abs(fitted->alpha_ns - truth.alpha_ns) < 1e-3 * truth.alpha_ns);
+        QVERIFY(std::abs(fitted->beta_ns_per_byte - truth.beta_ns_per_byte) < 1e-3 * truth.beta_ns_per_byte);
+        QVERIFY(std::abs(fitted->gamma_ns_per_byte - truth.gamma_ns_per_byte) < 1e-3 * truth.gamma_ns_per_byte);
+        // One algorithm alone: γ cannot be told from β; it stays as given and α, β fit the rest.
+        samples.resize(4);
+        auto ringOnly = fitLinkParams(samples, Topology::flat(), 0.2);
+        QVERIFY2(ringOnly.ok(), ringOnly.message().c_str());
+        QVERIFY(std::abs(ringOnly->beta_ns_per_byte - truth.beta_ns_per_byte) < 1e-3);
+        QVERIFY(!fitLinkParams({samples[0]}, Topology::flat()).ok());
+    }
+
+    void badTopologiesAreClearErrors() {
+        QVERIFY(!parseTopology("torus:2x2", 8).ok());
+        QVERIFY(parseTopology("torus:2x2", 8).message().find("holds 4 ranks") != std::string::npos);
+        QVERIFY(!parseTopology("torus:2xx2", 4).ok());
+        QVERIFY(!parseTopology("mesh", 4).ok());
+        QCOMPARE(parseTopology("torus", 512)->dims, (std::vector<int>{8, 8, 8}));
+        QCOMPARE(parseTopology("torus", 4096)->dims, (std::vector<int>{16, 16, 16}));
+        QCOMPARE(parseTopology("torus", 7)->dims, (std::vector<int>{7}));
+        std::vector<float> data(10);
+        DryRunPointToPoint dry(0, 4, LinkParams{});
+        QVERIFY(!torusAllreduce(dry, data.data(), 10, Topology::flat()).ok());
+        QVERIFY(!torusAllreduce(dry, data.data(), 10, Topology::torus({2, 3})).ok());
+        QVERIFY(!runAllreduce(Algorithm::Auto, dry, data.data(), 10, {}).ok());
+    }
+
+    // Four groups at once, one per algorithm (each waits ~1.5 s for the dead rank's heartbeat to go stale).
+    void killedPeerIsNamedByEveryAlgorithm() {
+        const int ranks = 4;
+        const auto timeout = std::chrono::milliseconds(3000);
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::vector<Status>> results(std::size(kAlgorithms));
+        std::vector<std::thread> groups;
+        for (std::size_t a = 0; a < std::size(kAlgorithms); ++a)
+            groups.emplace_back([&, a] { results[a] = runWithADeadRank(kAlgorithms[a], ranks, timeout); });
+        for (auto& t : groups) t.join();
+        const auto elapsed = std::chrono::steady_clock::now() - start;
+        for (std::size_t a = 0; a < std::size(kAlgorithms); ++a) {
+            QVERIFY2(results[a].size() == ranks, results[a].empty() ? "no group" : results[a][0].message().c_str());
+            for (int r : {0, 1, 3}) {
+                const std::string& m = results[a][r].message();
+                QVERIFY2(!results[a][r].ok(), algorithmName(kAlgorithms[a]).c_str());
+                QVERIFY2(m.find("rank 2 stopped") != std::string::npos, (algorithmName(kAlgorithms[a]) + ": " + m).c_str());
+            }
+        }
+        QVERIFY(elapsed < timeout + std::chrono::seconds(4));
+    }
+
+private:
+    // Rank 2 dies 200 ms in, while the others loop the algorithm; each rank's Status.
+    static std::vector<Status> runWithADeadRank(Algorithm algorithm, int ranks, std::chrono::milliseconds timeout) {
+        QTemporaryDir dir;
+        auto g = connectRanks(ranks, dir.path(), timeout);
+        if (!g.ok()) return {g.status()};
+        auto& transports = g.value();
+        std::vector<std::vector<float>> data(ranks, std::vector<float>(5000, 1.0f));
+        const CollectiveOptions options{algorithm == Algorithm::Torus ? Topology::torus({2, 2}) : Topology::flat(), 0};
+        return onEveryRank(ranks, [&](int r) -> Status {
+            if (r == 2) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                transports[2].reset();  // its connections close and its heartbeat stops
+                return Status::success();
+            }
+            Status s;
+            for (int i = 0; i < 1000000 && s.ok(); ++i)
+                s = runAllreduce(algorithm, *transports[r]->pointToPoint(0), data[r].data(), 5000, options);
+            transports[r]->abort();  // as the runtime does: the other ranks fail at once
+            return s;
+        });
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCollectives)
+#include "tst_collectives.moc"

@@ -134,7 +134,21 @@ engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::
     }
     auto tuned = engine::tunePace(input.workload, input.cost, request, whatIf);
     if (!tuned.ok()) return tuned.status();
-    auto r = engine::replay(tuned.value().workload, tuned.value().cost, tuned.value().policy, {}, options);
+    // The band: each kept iteration of the run replayed as the tuned pace would run it (its order, channels and
+    // the what-if), as every other replay of the run gets one.
+    std::vector<engine::IterationEstimate> iterations;
+    for (const engine::IterationEstimate& it : input.iterations) {
+        engine::IterationEstimate as = it;
+        auto w = engine::applyWhatIf(engine::asRun(it.workload, tuned.value().plan_order, tuned.value().channels,
+                                                   input.hostMemory),
+                                     whatIf);
+        auto c = engine::applyWhatIf(it.cost, it.workload.ranks, whatIf);
+        if (!w.ok() || !c.ok()) continue;
+        as.workload = std::move(w).value();
+        as.cost = c.value();
+        iterations.push_back(std::move(as));
+    }
+    auto r = engine::replay(tuned.value().workload, tuned.value().cost, tuned.value().policy, {}, options, iterations);
     if (!r.ok()) return r.status();
     SelfTuned out;
     out.settings.policy = tuned.value().policy;

@@ -10,6 +10,10 @@
 // replay can only predict from what it fitted of that fixed cost. Each run takes about a second. The test checks
 // that the two policies still differ by 20% or more.
 //
+// The runs go over Gloo: replay's model of a CPU rank's collectives (fixed cost, agreement rounds riding on units)
+// was fitted and checked on Gloo runs. Over the shared-memory transport (the default on one host since it landed)
+// self-replay was off by 8-17% in three tries at load 3, so that case is not claimed yet.
+//
 // On a shared 2-core machine another job starting or ending between two captures moves every time by 20% or more,
 // so each attempt alternates the policies twice (source, target, source, target): a policy's time is the mean of
 // its two runs and a prediction the mean of the predictions from its two runs. An attempt whose two runs of a
@@ -131,7 +135,7 @@ private:
         c.project = dir_.filePath(QString("%1-%2-%3.pacer").arg(policy).arg(k).arg(attempt));
         const ProcessResult r = runCli(QStringList{"capture", "--experiment", samplePath(kExperiment), "--out",
                                                    c.project, "--policy", policy, "--link-gbps", kLinkGbps,
-                                                   "--iterations", kIterations, "--json"} +
+                                                   "--iterations", kIterations, "--transport", "gloo", "--json"} +
                                        segmentOf(policy));
         if (r.exitCode != 0) qWarning("%s", r.err.constData());
         c.measuredMs = r.json()["iter_ms"].toDouble();

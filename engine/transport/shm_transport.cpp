@@ -300,7 +300,12 @@ private:
             const std::uint32_t v = arrivals.load(std::memory_order_acquire);
             if (reached(v)) return Status::success();
             // A dead peer first: a survivor that gave up before us may have seen it (its reason says so).
-            if (std::string problem = peerProblem(); !problem.empty()) return Status::error(problem);
+            if (std::string problem = peerProblem(); !problem.empty()) {
+                // The last peer to arrive may have arrived and exited between our load and that check: its arrival
+                // precedes its exit, so a second look tells a finished peer from one that died before arriving.
+                if (reached(arrivals.load(std::memory_order_acquire))) return Status::success();
+                return Status::error(problem);
+            }
             if (const std::int32_t by = header().aborted_by.load(std::memory_order_acquire); by > 0)
                 return Status::error("rank " + std::to_string(by - 1) + " gave up (" + header().abort_reason + ")");
             const auto now = Clock::now();

@@ -221,6 +221,18 @@ void criticalPath(const RunTrace& trace, const std::map<int, int>& rankOfTrack, 
 }  // namespace
 
 RunAnalysis analyzeRun(const RunTrace& trace, int iteration) {
+    // Tracks beyond the run's ranks are not ranks of the run (the workbench draws a replay as one more "rank" under
+    // the measured ones): the figures are the measured run's alone.
+    const bool extraLanes = trace.ranks > 0 && std::any_of(trace.tracks.begin(), trace.tracks.end(),
+                                                           [&](const Track& t) { return t.rank >= trace.ranks; });
+    if (extraLanes) {
+        RunTrace measured = trace;
+        std::set<int> kept;
+        std::erase_if(measured.tracks, [&](const Track& t) { return t.rank >= trace.ranks; });
+        for (const Track& t : measured.tracks) kept.insert(t.id);
+        std::erase_if(measured.events, [&](const TraceEvent& e) { return !kept.count(e.track); });
+        return analyzeRun(measured, iteration);
+    }
     RunAnalysis out;
     std::map<int, int> rankOfTrack;
     for (const Track& t : trace.tracks) rankOfTrack[t.id] = t.rank;

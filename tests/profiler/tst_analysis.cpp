@@ -79,6 +79,29 @@ private slots:
         QCOMPARE(lastComm.total_ns, std::int64_t{28'000});
     }
 
+    // The workbench draws a replay as one more "rank" of lanes under the measured ones; the figures stay the run's.
+    void replayLanesAreNotARank() {
+        RunTrace run = testing::handTimedIteration();
+        const RunTrace measured = run;
+        int lastTrack = 0;
+        for (const Track& t : run.tracks) lastTrack = std::max(lastTrack, t.id);
+        for (const Track& t : measured.tracks) {
+            Track lane = t;
+            lane.id += lastTrack + 1;
+            lane.rank = run.ranks;
+            run.tracks.push_back(lane);
+        }
+        for (const TraceEvent& e : measured.events) {
+            TraceEvent copy = e;
+            copy.track += lastTrack + 1;
+            run.events.push_back(copy);
+        }
+        const RunAnalysis a = analyzeRun(run), b = analyzeRun(measured);
+        QCOMPARE(a.ranks.size(), b.ranks.size());
+        QCOMPARE(a.straggler_rank, b.straggler_rank);
+        for (std::size_t r = 0; r < a.ranks.size(); ++r) QCOMPARE(a.ranks[r].last_starts, b.ranks[r].last_starts);
+    }
+
     void emptyRunHasNoFigures() {
         const RunAnalysis a = analyzeRun(RunTrace{});
         QVERIFY(a.ranks.empty());

@@ -80,9 +80,8 @@ Result<Fold> beginFolded(PointToPoint& p2p, float* data, std::size_t count, cons
     }
     auto buffer = p2p.scratch(0, count);
     if (!buffer.ok()) return buffer.status();
-    const P2POp recv{r - 1, *buffer, count, topology.portTowards(r, r - 1), 0};
+    const P2POp recv{r - 1, *buffer, count, topology.portTowards(r, r - 1), 0, data};
     PACER_RETURN_IF_ERROR(p2p.exchange(0, {}, {&recv, 1}));
-    PACER_RETURN_IF_ERROR(p2p.reduceSum(data, *buffer, count));
     return fold;
 }
 

@@ -31,7 +31,7 @@ Status DryRunPointToPoint::exchange(int round, std::span<const P2POp> sends, std
         for (const P2POp& op : receives) r.receives.push_back({op.peer, op.count, op.port, op.tag});
         recorded_.push_back(std::move(r));
     }
-    return Status::success();
+    return addReceived(receives);
 }
 
 Status DryRunPointToPoint::reduceSum(float*, const float*, std::size_t count) {

@@ -44,9 +44,8 @@ Status halvingDoublingAllreduce(PointToPoint& p2p, float* data, std::size_t coun
         const Range keep = lower ? Range{range.lo, mid} : Range{mid, range.hi};
         const Range give = lower ? Range{mid, range.hi} : Range{range.lo, mid};
         const P2POp send{peer, data + give.lo, give.hi - give.lo, port, 0};
-        const P2POp recv{peer, *buffer, keep.hi - keep.lo, port, 0};
+        const P2POp recv{peer, *buffer, keep.hi - keep.lo, port, 0, data + keep.lo};
         PACER_RETURN_IF_ERROR(p2p.exchange(round, {&send, send.count ? 1u : 0u}, {&recv, recv.count ? 1u : 0u}));
-        PACER_RETURN_IF_ERROR(p2p.reduceSum(data + keep.lo, *buffer, recv.count));
         kept.push_back({range, lower});
         range = keep;
     }

@@ -21,9 +21,8 @@ Status recursiveDoublingAllreduce(PointToPoint& p2p, float* data, std::size_t co
             const int peer = fold.realRank(fold.coreRank ^ mask);
             const int port = topology.portTowards(r, peer);
             const P2POp send{peer, data, count, port, 0};
-            const P2POp recv{peer, *buffer, count, port, 0};
+            const P2POp recv{peer, *buffer, count, port, 0, data};
             PACER_RETURN_IF_ERROR(p2p.exchange(round, {&send, 1}, {&recv, 1}));
-            PACER_RETURN_IF_ERROR(p2p.reduceSum(data, *buffer, count));
         }
     } else {
         for (int mask = 1; mask < fold.pow2; mask <<= 1) ++round;

@@ -30,10 +30,9 @@ Status ringAllreduce(PointToPoint& p2p, float* data, std::size_t count, const To
     };
     for (int s = 0; s < n - 1; ++s) {
         const P2POp send = op(next, sendPort, wrap(r - s, n), nullptr);
-        const P2POp recv = op(prev, recvPort, wrap(r - s - 1, n), *buffer);
+        P2POp recv = op(prev, recvPort, wrap(r - s - 1, n), *buffer);
+        recv.add_to = data + blockBegin(count, n, wrap(r - s - 1, n));
         PACER_RETURN_IF_ERROR(round(s, send, recv));
-        const std::size_t b = blockBegin(count, n, wrap(r - s - 1, n));
-        PACER_RETURN_IF_ERROR(p2p.reduceSum(data + b, *buffer, recv.count));
     }
     for (int s = 0; s < n - 1; ++s) {
         const P2POp send = op(next, sendPort, wrap(r + 1 - s, n), nullptr);

@@ -64,10 +64,9 @@ Status torusAllreduce(PointToPoint& p2p, float* data, std::size_t count, const T
     }
 
     std::vector<P2POp> sends, recvs;
-    std::vector<std::pair<int, Range>> adds;  // (part, range of data) to add that part's received block into
     // Reduce-scatter: every part makes stepsPerPhase ring steps, one per round.
     for (int round = 0; round < stepsPerPhase; ++round) {
-        sends.clear(), recvs.clear(), adds.clear();
+        sends.clear(), recvs.clear();
         for (int p = 0; p < parts; ++p) {
             Part& q = part[p];
             const int d = q.order[q.dimIndex], k = topology.dims[d], c = me[d];
@@ -77,8 +76,9 @@ Status torusAllreduce(PointToPoint& p2p, float* data, std::size_t count, const T
             const Range in = whole.block(k, wrap(c - q.dir * (q.step + 1), k));
             float* buffer = p2p.scratch(p, 0).value();
             if (out.size()) sends.push_back({topology.neighbor(r, d, q.dir), data + out.lo, out.size(), Topology::portOf(d, q.dir), p});
-            if (in.size()) recvs.push_back({topology.neighbor(r, d, -q.dir), buffer, in.size(), Topology::portOf(d, -q.dir), p});
-            adds.emplace_back(p, in);
+            if (in.size())
+                recvs.push_back({topology.neighbor(r, d, -q.dir), buffer, in.size(), Topology::portOf(d, -q.dir), p,
+                                 data + in.lo});
             if (++q.step == k - 1) {  // this dimension is done: keep the block the ring left here
                 q.range = whole.block(k, wrap(c + q.dir, k));
                 q.step = 0;
@@ -86,8 +86,6 @@ Status torusAllreduce(PointToPoint& p2p, float* data, std::size_t count, const T
             }
         }
         PACER_RETURN_IF_ERROR(p2p.exchange(round, sends, recvs));
-        for (const auto& [p, in] : adds)
-            if (in.size()) PACER_RETURN_IF_ERROR(p2p.reduceSum(data + in.lo, p2p.scratch(p, 0).value(), in.size()));
     }
     // Allgather: the dimensions in reverse order, each ring passing the finished blocks on.
     for (Part& q : part) q.dimIndex = q.order.size();

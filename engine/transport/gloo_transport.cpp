@@ -14,8 +14,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <exception>
 #include <filesystem>
 #include <mutex>
+#include <stop_token>
+#include <thread>
 #include <vector>
 
 namespace pacer::engine {
@@ -24,7 +28,8 @@ namespace {
 class GlooTransport;
 
 // Point-to-point rounds over one channel's context, with unbound buffers (engine/transport/point_to_point.h). A
-// message's slot is (collective, round, tag) under a prefix of its own, so it never meets gloo::allreduce's slots.
+// message piece's slot is (collective, round, tag, piece) under a prefix of its own, so it never meets
+// gloo::allreduce's slots.
 class GlooPointToPoint final : public PointToPoint {
 public:
     GlooPointToPoint(GlooTransport& owner, int channel) : owner_(owner), channel_(channel) {}
@@ -34,9 +39,11 @@ public:
     Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override;
 
 private:
-    std::uint64_t slot(int round, int tag) const {
-        return (std::uint64_t{0x7e} << 56) | ((collective_ & 0xffffffull) << 32) |
-               (static_cast<std::uint64_t>(round & 0xffffff) << 8) | static_cast<std::uint64_t>(tag & 0xff);
+    // 8 bits that no Gloo collective uses, then 20 bits of collective, 20 of round, 8 of tag and 8 of piece.
+    std::uint64_t slot(int round, int tag, int piece) const {
+        return (std::uint64_t{0x7e} << 56) | ((collective_ & 0xfffffull) << 36) |
+               (static_cast<std::uint64_t>(round & 0xfffff) << 16) | (static_cast<std::uint64_t>(tag & 0xff) << 8) |
+               static_cast<std::uint64_t>(piece & 0xff);
     }
 
     GlooTransport& owner_;
@@ -162,36 +169,101 @@ private:
 int GlooPointToPoint::rank() const { return owner_.rank(); }
 int GlooPointToPoint::size() const { return owner_.size(); }
 
+namespace {
+
+// Floats per piece of a message of `count` floats: about a quarter of it, 64 KiB to 1 MiB, at most 255 pieces. Both
+// ends compute it from the count alone. Pieces let the transfer, the receiver's adds and the emulated wire time
+// overlap, as Gloo's own ring pipelines its segments; more of them would cost more wake-ups than they hide.
+std::size_t pieceFloats(std::size_t count) {
+    constexpr std::size_t kMin = 16 << 10, kMax = 256 << 10, kMostPieces = 255;
+    return std::max(std::clamp<std::size_t>((count + 3) / 4, kMin, kMax), (count + kMostPieces - 1) / kMostPieces);
+}
+
+struct Piece {
+    const P2POp* op = nullptr;
+    std::size_t at = 0, count = 0;  // floats within the op
+    int index = 0;
+    std::unique_ptr<gloo::transport::UnboundBuffer> buffer;
+    std::chrono::steady_clock::time_point release;  // when the emulated link lets it go (sends)
+};
+
+// Every message cut into pieces, piece-major (the first piece of every message, then the second, ...), so that all
+// ports are busy from the start and a receiver can add the first pieces while later ones are on their way.
+std::vector<Piece> cutIntoPieces(std::span<const P2POp> ops) {
+    std::vector<Piece> pieces;
+    for (std::size_t k = 0, more = 1; more; ++k) {
+        more = 0;
+        for (const P2POp& op : ops) {
+            const std::size_t per = pieceFloats(op.count), at = k * per;
+            if (at >= op.count) continue;
+            pieces.push_back({&op, at, std::min(per, op.count - at), static_cast<int>(k), nullptr, {}});
+            more = 1;
+        }
+    }
+    return pieces;
+}
+
+}  // namespace
+
 Status GlooPointToPoint::exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) {
     std::size_t bytes = 0;
     for (const P2POp& op : sends) bytes += op.count * sizeof(float);
     for (const P2POp& op : receives) bytes += op.count * sizeof(float);
     if (owner_.options_.size == 1 || bytes == 0) return owner_.failed_ ? owner_.failure() : Status::success();
     const std::string what = "point-to-point round " + std::to_string(round);
-    return owner_.run(what.c_str(), bytes,
-                      [&](auto start) { return owner_.link_.reserveRound(start, sends, receives); }, [&] {
+    // The emulated link paces the sends piece by piece below, so the round has no emulated end of its own to wait for.
+    return owner_.run(what.c_str(), bytes, [](auto start) { return start; }, [&] {
         gloo::Context& context = *owner_.contexts_[channel_];
-        const auto deadline = std::chrono::steady_clock::now() + owner_.options_.timeout;
-        std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> pending;
-        pending.reserve(sends.size() + receives.size());
+        LinkEmulator& link = owner_.link_;
+        const auto start = std::chrono::steady_clock::now();
+        const auto deadline = start + owner_.options_.timeout;
+        std::vector<Piece> in = cutIntoPieces(receives), out = cutIntoPieces(sends);
         // Receives first, so that a peer's message finds its buffer posted.
-        for (const P2POp& op : receives) {
-            pending.push_back(context.createUnboundBuffer(op.data, op.count * sizeof(float)));
-            pending.back()->recv(op.peer, slot(round, op.tag));
+        for (Piece& p : in) {
+            p.buffer = context.createUnboundBuffer(p.op->data + p.at, p.count * sizeof(float));
+            p.buffer->recv(p.op->peer, slot(round, p.op->tag, p.index));
         }
-        for (const P2POp& op : sends) {
-            pending.push_back(context.createUnboundBuffer(op.data, op.count * sizeof(float)));
-            pending.back()->send(op.peer, slot(round, op.tag));
+        for (Piece& p : out) {
+            p.buffer = context.createUnboundBuffer(p.op->data + p.at, p.count * sizeof(float));
+            p.release = link.releasePiece(start, p.op->port, p.count * sizeof(float));
+        }
+        auto post = [&](Piece& p) { p.buffer->send(p.op->peer, slot(round, p.op->tag, p.index)); };
+        // With an emulated link a thread of its own posts each send piece when its port's wire has carried it, while
+        // this one waits for pieces and adds them; both stop early when the round fails.
+        std::mutex mutex;
+        std::condition_variable_any wake;
+        std::exception_ptr sendError;
+        std::jthread pacer;
+        if (link.active()) {
+            pacer = std::jthread([&](std::stop_token stop) {
+                try {
+                    for (Piece& p : out) {
+                        std::unique_lock lock(mutex);
+                        wake.wait_until(lock, stop, p.release, [] { return false; });
+                        if (stop.stop_requested()) return;
+                        lock.unlock();
+                        post(p);
+                    }
+                } catch (...) {
+                    sendError = std::current_exception();
+                }
+            });
+        } else {
+            for (Piece& p : out) post(p);
         }
         auto left = [&] {
             return std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
                                                                   deadline - std::chrono::steady_clock::now()));
         };
         // Gloo throws on a closed connection or when the wait times out; a false return means an abort.
-        for (std::size_t i = 0; i < pending.size(); ++i) {
-            const bool done = i < receives.size() ? pending[i]->waitRecv(left()) : pending[i]->waitSend(left());
-            if (!done) throw std::runtime_error("wait aborted");
+        for (Piece& p : in) {
+            if (!p.buffer->waitRecv(left())) throw std::runtime_error("wait aborted");
+            if (p.op->add_to) (void)reduceSum(p.op->add_to + p.at, p.op->data + p.at, p.count);  // host: cannot fail
         }
+        if (pacer.joinable()) pacer.join();
+        if (sendError) std::rethrow_exception(sendError);
+        for (Piece& p : out)
+            if (!p.buffer->waitSend(left())) throw std::runtime_error("wait aborted");
     });
 }
 

@@ -11,9 +11,12 @@
 // channel that is exactly the rule above.
 //
 // Point-to-point rounds (engine/transport/point_to_point.h) model one link per port, as on the multiported tori
-// Sack & Gropp measured: each port has a queue out and a queue in of its own, so messages on different ports move
-// at the same time, and a round ends when its last message is through, plus one latency. Port 0's outgoing queue
-// is the wire the whole collectives use.
+// Sack & Gropp measured: each port has a queue of its own at the sender, so messages on different ports move at the
+// same time. The sender holds each piece of a message back until the emulated wire has carried it (releasePiece),
+// so the receiver's wait, its adds and the real transfer all overlap the emulated time, as on a real link; pacing
+// at the receiver instead would let a late sender's message look early. Each port of a ring or torus has one peer
+// at the far end, so the sender's queue is also the receiver's. Port 0's queue is the wire the whole collectives
+// use.
 #pragma once
 
 #include <algorithm>
@@ -45,21 +48,17 @@ public:
         return reserve(start, steps, static_cast<double>(steps) * bytes);
     }
 
-    // One point-to-point round: (port, bytes) of each send and each receive. Reserves them on their ports' queues.
-    template <typename Sends, typename Receives>
-    Clock::time_point reserveRound(Clock::time_point start, const Sends& sends, const Receives& receives) {
+    // Point-to-point: when a piece of `bytes` handed to `port` at `start` has crossed that port's link, i.e. when the
+    // sender may really send it. The sender paces its pieces this way, so a receiver sees each one arrive when the
+    // emulated wire would deliver it; each port has a queue of its own and ports move at the same time. One
+    // latency is added to every piece: the pieces of one message follow each other, so a message pays it once.
+    Clock::time_point releasePiece(Clock::time_point start, int port, std::size_t bytes) {
         if (!active()) return start;
         std::lock_guard lock(mutex_);
-        Clock::time_point end = start;
-        auto queue = [&](std::vector<Clock::time_point>& ports, int port, std::size_t bytes) {
-            if (ports.size() <= static_cast<std::size_t>(port)) ports.resize(port + 1);
-            Clock::time_point& free = port == 0 && &ports == &out_ ? wireFree_ : ports[port];
-            free = std::max(free, start) + wireTime(static_cast<double>(bytes));
-            end = std::max(end, free);
-        };
-        for (const auto& op : sends) queue(out_, op.port, op.count * sizeof(float));
-        for (const auto& op : receives) queue(in_, op.port, op.count * sizeof(float));
-        return end + std::chrono::nanoseconds(static_cast<long long>(latencyUs_ * 1e3));
+        if (out_.size() <= static_cast<std::size_t>(port)) out_.resize(port + 1);
+        Clock::time_point& free = port == 0 ? wireFree_ : out_[port];
+        free = std::max(free, start) + wireTime(static_cast<double>(bytes));
+        return free + std::chrono::nanoseconds(static_cast<long long>(latencyUs_ * 1e3));
     }
 
     // Sleeps until the emulated link is done with a collective (no-op when emulation is off).
@@ -86,7 +85,7 @@ private:
     int ranks_;
     std::mutex mutex_;
     Clock::time_point wireFree_{};  // when the bytes queued so far have left
-    std::vector<Clock::time_point> out_, in_;  // point-to-point ports (out_[0] unused: port 0 out is wireFree_)
+    std::vector<Clock::time_point> out_;  // point-to-point ports (out_[0] unused: port 0 is wireFree_)
 };
 
 }  // namespace pacer::engine

@@ -282,7 +282,8 @@ Status NcclPointToPoint::exchange(int round, std::span<const P2POp> sends, std::
     const ncclResult_t end = ncclGroupEnd();
     if (r == ncclSuccess) r = end;
     if (r != ncclSuccess && r != ncclInProgress) return owner_.fail("point-to-point round " + std::to_string(round), r);
-    return owner_.waitStream("point-to-point round " + std::to_string(round));
+    PACER_RETURN_IF_ERROR(owner_.waitStream("point-to-point round " + std::to_string(round)));
+    return addReceived(receives);  // on the communication stream, ordered before the next round's sends
 }
 
 Status NcclPointToPoint::reduceSum(float* dst, const float* src, std::size_t count) {

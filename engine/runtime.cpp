@@ -364,6 +364,7 @@ Status Runtime::reduce(int channel, float* data, std::size_t count) {
         options_.algorithm == Algorithm::Auto
             ? chooseAlgorithm(transport_.size(), options_.topology, count * sizeof(float), options_.link)
             : options_.algorithm;
+    if (algorithm == Algorithm::Native) return transport_.allreduceOn(channel, data, count);  // auto kept it
     PointToPoint* p2p = transport_.pointToPoint(channel);
     if (!p2p) return Status::error("this transport has no point-to-point layer for " + algorithmName(algorithm));
     return runAllreduce(algorithm, *p2p, data, count, {options_.topology, 0});

@@ -75,6 +75,8 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const 
                                  : side.algorithm;
     out.ran = side.algorithm == Algorithm::Native ? o.algorithm : algorithmName(chosen);
     auto engineOnce = [&]() -> Status {
+        if (side.algorithm != Algorithm::Native && chosen == Algorithm::Native)  // auto kept gloo::allreduce
+            return transport.allreduce(data.data(), count);
         if (side.algorithm != Algorithm::Native)
             return runAllreduce(chosen, *transport.pointToPoint(0), data.data(), count, {side.topology, 0});
         PACER_RETURN_IF_ERROR(runtime.beginIteration(iteration++));

@@ -125,6 +125,8 @@ bool fitSubset(const std::vector<CollectiveSample>& samples, const Topology& top
 }  // namespace
 
 double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link) {
+    if (algorithm == Algorithm::Native)
+        return ranks > 1 && link.nativeKnown() ? link.native_alpha_ns + bytes * link.native_ns_per_byte : 0;
     const Coefficients c = coefficients(algorithm, ranks, topology);
     return c.alpha * link.alpha_ns + c.beta * bytes * link.beta_ns_per_byte + c.gamma * bytes * link.gamma_ns_per_byte;
 }
@@ -139,7 +141,9 @@ Algorithm chooseAlgorithm(int ranks, const Topology& topology, std::size_t bytes
     Algorithm best = Algorithm::Ring;
     double bestCost = 0;
     bool first = true;
-    for (Algorithm a : candidateAlgorithms(ranks, topology)) {
+    std::vector<Algorithm> candidates = candidateAlgorithms(ranks, topology);
+    if (link.nativeKnown()) candidates.insert(candidates.begin(), Algorithm::Native);
+    for (Algorithm a : candidates) {
         const double cost = allreduceCostNs(a, ranks, topology, static_cast<double>(bytes), link);
         if (first || cost < bestCost) best = a, bestCost = cost, first = false;
     }

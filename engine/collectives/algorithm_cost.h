@@ -28,16 +28,24 @@ struct LinkParams {
     double alpha_ns = 20'000;  // per message step
     double beta_ns_per_byte = 0.8;  // 10 Gb/s
     double gamma_ns_per_byte = 0.1;  // an add of float32 at ~10 GB/s
+    // The transport's own all-reduce (gloo::allreduce) as a line measured on the ranks, when known: auto then weighs
+    // it like the others and keeps it wherever Pacer's algorithms are not faster. Negative: unknown, not a candidate
+    // (emulated links, replay).
+    double native_alpha_ns = -1;
+    double native_ns_per_byte = -1;
+    bool nativeKnown() const { return native_alpha_ns >= 0 && native_ns_per_byte >= 0; }
 };
 
-// The modelled time of one all-reduce of `bytes` over `ranks` ranks (concrete algorithms only; 0 for one rank).
+// The modelled time of one all-reduce of `bytes` over `ranks` ranks: a concrete algorithm, or native when the link
+// knows its line (0 for one rank, for auto, and for native when unknown).
 double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link);
 
 // The algorithms that can run on this topology and rank count: ring, recursive doubling and halving-doubling
 // everywhere; the torus on a torus topology.
 std::vector<Algorithm> candidateAlgorithms(int ranks, const Topology& topology);
 
-// The candidate with the lowest modelled cost (the first in candidateAlgorithms order on a tie).
+// The candidate with the lowest modelled cost (the first in candidateAlgorithms order on a tie); native, when the link
+// knows its line, comes before them all, so a tie keeps the transport's own all-reduce.
 Algorithm chooseAlgorithm(int ranks, const Topology& topology, std::size_t bytes, const LinkParams& link);
 
 // One observed all-reduce, for fitting.

@@ -179,18 +179,32 @@ private slots:
         QFETCH(int, ranks);
         QFETCH(QString, topology);
         const Topology t = parseTopology(topology.toStdString(), ranks).value();
-        for (const LinkParams link : {LinkParams{}, LinkParams{2000, 8.0, 0.1}, emulatedLink(1, 50)}) {
+        // A measured native line (as calibrateLinkParams fits it) takes part in the choice.
+        const LinkParams withNative{20'000, 0.8, 0.1, 60'000, 1.2};
+        for (const LinkParams link : {LinkParams{}, LinkParams{2000, 8.0, 0.1}, emulatedLink(1, 50), withNative}) {
             for (std::size_t bytes = 4; bytes <= (std::size_t{1} << 30); bytes *= 4) {
                 const Algorithm chosen = chooseAlgorithm(ranks, t, bytes, link);
                 const double cost = allreduceCostNs(chosen, ranks, t, static_cast<double>(bytes), link);
                 for (Algorithm a : candidateAlgorithms(ranks, t))
                     QVERIFY(cost <= allreduceCostNs(a, ranks, t, static_cast<double>(bytes), link));
+                if (link.nativeKnown())
+                    QVERIFY(cost <= allreduceCostNs(Algorithm::Native, ranks, t, static_cast<double>(bytes), link));
+                else
+                    QVERIFY(chosen != Algorithm::Native);
                 if (chosen == Algorithm::Torus) QCOMPARE(t.kind, Topology::Kind::Torus);
             }
         }
         // The classic shape of the choice: latency-bound small messages go to recursive doubling, and on a 3-D
         // torus large ones go to the torus.
         QCOMPARE(chooseAlgorithm(ranks, t, 4, LinkParams{}), Algorithm::RecursiveDoubling);
+        // Where the transport's own all-reduce is measured faster at every size, auto keeps it; a tie keeps it too.
+        if (ranks > 1) {
+            LinkParams fastNative;
+            fastNative.native_alpha_ns = 0;
+            fastNative.native_ns_per_byte = 0;
+            for (std::size_t bytes : {std::size_t{4}, std::size_t{1} << 20, std::size_t{256} << 20})
+                QCOMPARE(chooseAlgorithm(ranks, t, bytes, fastNative), Algorithm::Native);
+        }
         if (t.kind == Topology::Kind::Torus && t.dims.size() > 1)
             QCOMPARE(chooseAlgorithm(ranks, t, 256 << 20, LinkParams{}), Algorithm::Torus);
     }

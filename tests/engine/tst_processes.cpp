@@ -1,6 +1,6 @@
 // Exact all-reduce results with ranks as real processes (each its own Gloo transport and FileStore rendezvous
 // over TCP loopback), for every policy, both order modes and 1 to 4 ranks: the thread tests' check, across
-// process boundaries as a cluster launcher would run it.
+// process boundaries as a cluster launcher would run it; and every collective algorithm on 5 to 8 rank processes.
 #include "engine/policy_config.h"
 
 #include <QDir>
@@ -45,6 +45,43 @@ private slots:
         for (int r = 0; r < ranks; ++r) {
             auto p = std::make_unique<QProcess>();
             p->start(PACER_RANK_PROCESS, {QString::number(r), QString::number(ranks), rendezvous, policy, mode, "16384", algorithm});
+            QVERIFY(p->waitForStarted(10000));
+            procs.push_back(std::move(p));
+        }
+        for (int r = 0; r < ranks; ++r) {
+            QVERIFY2(procs[r]->waitForFinished(60000), "a rank process hung");
+            QVERIFY2(procs[r]->exitStatus() == QProcess::NormalExit && procs[r]->exitCode() == 0,
+                     procs[r]->readAllStandardError().constData());
+        }
+    }
+
+    // Every algorithm on 5 to 8 rank processes (the doubling algorithms fold the ranks beyond a power of two, the
+    // ring and the torus cut blocks unevenly), at a size below one block per rank and one cut into several
+    // pipelined pieces per message, neither divisible by the rank count: every sum exact on every rank.
+    void algorithmsOnMoreRankProcesses_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<QString>("topology");
+        for (int ranks : {5, 6, 7, 8})
+            for (const char* a : {"ring", "recursive-doubling", "halving-doubling", "torus"})
+                QTest::addRow("%d ranks/%s", ranks, a) << ranks << QString(a) << QString();
+        QTest::newRow("6 ranks/torus 3x2") << 6 << "torus" << "torus:3x2";
+        QTest::newRow("8 ranks/torus 2x2x2") << 8 << "torus" << "torus:2x2x2";
+        QTest::newRow("7 ranks/auto") << 7 << "auto" << "";
+    }
+    void algorithmsOnMoreRankProcesses() {
+        QFETCH(int, ranks);
+        QFETCH(QString, algorithm);
+        QFETCH(QString, topology);
+        const QString rendezvous = dir_.filePath(QString("coll-%1-%2-%3").arg(ranks).arg(algorithm, topology).replace(':', '_'));
+        QVERIFY(QDir().mkpath(rendezvous));
+        std::vector<std::unique_ptr<QProcess>> procs;
+        for (int r = 0; r < ranks; ++r) {
+            auto p = std::make_unique<QProcess>();
+            QStringList args{QString::number(r), QString::number(ranks), rendezvous, "gloo", "3,200003", "2", "1",
+                             "20000", algorithm};
+            if (!topology.isEmpty()) args << topology;
+            p->start(PACER_COLLECTIVE_PROCESS, args);
             QVERIFY(p->waitForStarted(10000));
             procs.push_back(std::move(p));
         }

@@ -255,15 +255,27 @@ Status GlooPointToPoint::exchange(int round, std::span<const P2POp> sends, std::
             return std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
                                                                   deadline - std::chrono::steady_clock::now()));
         };
+        // A receive whose sum lands in memory this round also sends (recursive doubling adds into the vector it
+        // sends) is added only once every send is through; the others as their pieces arrive.
+        auto addsIntoASend = [&](const P2POp& r) {
+            return std::any_of(sends.begin(), sends.end(), [&](const P2POp& s) {
+                return r.add_to < s.data + s.count && s.data < r.add_to + r.count;
+            });
+        };
+        std::vector<const Piece*> later;
+        auto add = [&](const Piece& p) { (void)reduceSum(p.op->add_to + p.at, p.op->data + p.at, p.count); };  // host
         // Gloo throws on a closed connection or when the wait times out; a false return means an abort.
         for (Piece& p : in) {
             if (!p.buffer->waitRecv(left())) throw std::runtime_error("wait aborted");
-            if (p.op->add_to) (void)reduceSum(p.op->add_to + p.at, p.op->data + p.at, p.count);  // host: cannot fail
+            if (!p.op->add_to) continue;
+            if (addsIntoASend(*p.op)) later.push_back(&p);
+            else add(p);
         }
         if (pacer.joinable()) pacer.join();
         if (sendError) std::rethrow_exception(sendError);
         for (Piece& p : out)
             if (!p.buffer->waitSend(left())) throw std::runtime_error("wait aborted");
+        for (const Piece* p : later) add(*p);
     });
 }
 

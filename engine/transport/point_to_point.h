@@ -23,7 +23,8 @@ namespace pacer::engine {
 // message uses (link emulation queues a port's messages one after another; ports run in parallel); `tag` tells
 // apart several messages between the same two ranks in one round (0..255). A receive with `add_to` set is added
 // into add_to[0..count) once it is in: the layer may do that piece by piece as the message arrives, so that adding
-// overlaps the rest of the transfer (Gloo's ring pipelines the same way).
+// overlaps the rest of the transfer (Gloo's ring pipelines the same way); where add_to overlaps a send of the same
+// round, only after that send is through.
 struct P2POp {
     int peer = 0;
     float* data = nullptr;

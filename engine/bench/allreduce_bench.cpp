@@ -8,6 +8,7 @@
 #include "engine/runtime.h"
 #include "engine/transport/transport.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -45,7 +46,7 @@ struct EngineSide {
 };
 
 // One rank's part for one size. Every rank runs the same sequence of collectives, so their loops stay in step;
-// times are taken between two all-reduces of one float that act as barriers.
+// each timed all-reduce starts after an all-reduce of one float that acts as a barrier.
 Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const EngineSide& side, std::size_t bytes,
                     RankTimes& out) {
     const std::size_t count = bytes / sizeof(float);
@@ -101,20 +102,31 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const 
     PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
     out.wrong += countWrong();
 
-    // Timed passes. The values grow as sums of sums; only the time matters here.
-    for (int i = 0; i < o.warmup; ++i) PACER_RETURN_IF_ERROR(engineOnce());
-    PACER_RETURN_IF_ERROR(barrier());
-    auto start = Clock::now();
-    for (int i = 0; i < o.iterations; ++i) PACER_RETURN_IF_ERROR(engineOnce());
-    PACER_RETURN_IF_ERROR(barrier());
-    out.engineUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / o.iterations;
-
-    for (int i = 0; i < o.warmup; ++i) PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
-    PACER_RETURN_IF_ERROR(barrier());
-    start = Clock::now();
-    for (int i = 0; i < o.iterations; ++i) PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
-    PACER_RETURN_IF_ERROR(barrier());
-    out.glooUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / o.iterations;
+    // Timed passes, interleaved: each engine all-reduce is followed by one gloo::allreduce, each timed on its own
+    // between barriers, and the medians kept, so that a load spike on the shared machine hits both sides alike and
+    // moves neither median. The values grow as sums of sums; only the time matters here.
+    for (int i = 0; i < o.warmup; ++i) {
+        PACER_RETURN_IF_ERROR(engineOnce());
+        PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
+    }
+    std::vector<double> engineUs, glooUs;
+    auto timed = [&](auto&& once, std::vector<double>& us) -> Status {
+        PACER_RETURN_IF_ERROR(barrier());
+        const auto start = Clock::now();
+        PACER_RETURN_IF_ERROR(once());
+        us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+        return Status::success();
+    };
+    for (int i = 0; i < o.iterations; ++i) {
+        PACER_RETURN_IF_ERROR(timed(engineOnce, engineUs));
+        PACER_RETURN_IF_ERROR(timed([&] { return transport.allreduce(data.data(), count); }, glooUs));
+    }
+    auto median = [](std::vector<double>& v) {
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        return v[v.size() / 2];
+    };
+    out.engineUs = median(engineUs);
+    out.glooUs = median(glooUs);
     return Status::success();
 }
 

@@ -35,11 +35,11 @@ struct AllreduceBenchOptions {
 
 struct AllreduceBenchRow {
     std::size_t bytes = 0;
-    double time_us = 0;        // engine, segmented, per all-reduce
+    double time_us = 0;        // engine, per all-reduce: the slowest rank's median (interleaved with Gloo's)
     double algbw = 0;          // GB/s
     double busbw = 0;          // GB/s
     std::size_t wrong = 0;     // elements differing from the exact sum, engine path and baseline together
-    double gloo_time_us = 0;   // one gloo::allreduce of the whole buffer
+    double gloo_time_us = 0;   // one gloo::allreduce of the whole buffer, the same way
     double gloo_busbw = 0;     // GB/s
     std::string ran;           // the algorithm that ran (what auto chose; plan/dynamic as given)
 };

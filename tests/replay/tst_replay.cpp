@@ -32,6 +32,14 @@ ObservedSpan comm(int rank, int iteration, int tensor, std::int64_t bytes, Nanos
     return s;
 }
 
+// A "capture" of `truth` under fifo: twelve simulated iterations (the first a warm-up) as an observed run.
+ObservedRun simulatedFifoCapture(const Workload& truth) {
+    PolicyConfig fifo;
+    fifo.name = "fifo";
+    Result<ReplayResult> captured = replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{12, 1});
+    return captured.ok() ? toObservedRun(truth, captured.value().sim, "fifo") : ObservedRun{};
+}
+
 ObservedRun twoTensorRun() {
     ObservedRun run;
     run.ranks = 2;
@@ -175,12 +183,10 @@ private slots:
     // prediction holds the prediction; with identical iterations it has no width at all.
     void outlierIterationIsSetAsideAndTheBandHoldsThePrediction() {
         const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
-        const CostModel cost{100'000, 2.0, {}};
         PolicyConfig fifo;
         fifo.name = "fifo";
-        Result<ReplayResult> captured = replay(truth, cost, fifo, WhatIf{}, SimOptions{12, 1});
-        QVERIFY(captured.ok());
-        ObservedRun run = toObservedRun(truth, captured.value().sim, "fifo");
+        ObservedRun run = simulatedFifoCapture(truth);
+        QVERIFY(!run.spans.empty());
 
         Result<ObservedModel> clean = modelObservedRun(run);
         QVERIFY2(clean.ok(), clean.status().message().c_str());
@@ -216,12 +222,8 @@ private slots:
         // Backward slow enough that the link idles before each gradient: every unit gives a dispatch sample.
         Workload truth = syntheticModel(6, 16'384, 50'000, 2'000'000);
         truth.dispatch_ns = 30'000;
-        const CostModel cost{100'000, 2.0, {}};
-        PolicyConfig fifo;
-        fifo.name = "fifo";
-        Result<ReplayResult> captured = replay(truth, cost, fifo, WhatIf{}, SimOptions{12, 1});
-        QVERIFY(captured.ok());
-        ObservedRun run = toObservedRun(truth, captured.value().sim, "fifo");
+        ObservedRun run = simulatedFifoCapture(truth);
+        QVERIFY(!run.spans.empty());
         Result<ObservedModel> clean = modelObservedRun(run);
         QVERIFY(clean.ok());
         QVERIFY(qAbs(clean.value().workload.dispatch_ns - truth.dispatch_ns) < 1'000);

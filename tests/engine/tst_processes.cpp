@@ -41,18 +41,9 @@ private slots:
         const QString rendezvous =
             dir_.filePath(QString("%1-%2-%3-%4").arg(policy).arg(ranks).arg(mode).arg(algorithm));
         QVERIFY(QDir().mkpath(rendezvous));
-        std::vector<std::unique_ptr<QProcess>> procs;
-        for (int r = 0; r < ranks; ++r) {
-            auto p = std::make_unique<QProcess>();
-            p->start(PACER_RANK_PROCESS, {QString::number(r), QString::number(ranks), rendezvous, policy, mode, "16384", algorithm});
-            QVERIFY(p->waitForStarted(10000));
-            procs.push_back(std::move(p));
-        }
-        for (int r = 0; r < ranks; ++r) {
-            QVERIFY2(procs[r]->waitForFinished(60000), "a rank process hung");
-            QVERIFY2(procs[r]->exitStatus() == QProcess::NormalExit && procs[r]->exitCode() == 0,
-                     procs[r]->readAllStandardError().constData());
-        }
+        runRanks(PACER_RANK_PROCESS, ranks, [&](int r) {
+            return QStringList{QString::number(r), QString::number(ranks), rendezvous, policy, mode, "16384", algorithm};
+        });
     }
 
     // Every algorithm on 5 to 8 rank processes (the doubling algorithms fold the ranks beyond a power of two, the
@@ -75,13 +66,22 @@ private slots:
         QFETCH(QString, topology);
         const QString rendezvous = dir_.filePath(QString("coll-%1-%2-%3").arg(ranks).arg(algorithm, topology).replace(':', '_'));
         QVERIFY(QDir().mkpath(rendezvous));
-        std::vector<std::unique_ptr<QProcess>> procs;
-        for (int r = 0; r < ranks; ++r) {
-            auto p = std::make_unique<QProcess>();
+        runRanks(PACER_COLLECTIVE_PROCESS, ranks, [&](int r) {
             QStringList args{QString::number(r), QString::number(ranks), rendezvous, "gloo", "3,200003", "2", "1",
                              "20000", algorithm};
             if (!topology.isEmpty()) args << topology;
-            p->start(PACER_COLLECTIVE_PROCESS, args);
+            return args;
+        });
+    }
+
+private:
+    // Starts one process of `program` per rank and expects every one to exit 0 within a minute.
+    template <typename Args>
+    void runRanks(const char* program, int ranks, Args&& argsOf) {
+        std::vector<std::unique_ptr<QProcess>> procs;
+        for (int r = 0; r < ranks; ++r) {
+            auto p = std::make_unique<QProcess>();
+            p->start(program, argsOf(r));
             QVERIFY(p->waitForStarted(10000));
             procs.push_back(std::move(p));
         }
@@ -92,7 +92,6 @@ private slots:
         }
     }
 
-private:
     QTemporaryDir dir_;
 };
 

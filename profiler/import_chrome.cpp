@@ -432,12 +432,9 @@ int worldSizeOf(const ParsedFile& f) {
 }
 
 // A DDP job's replay input, extracted while Kineto's arguments are at hand (profiler/kineto_ddp.h), goes into the
-// run as tracks of its own; the run's experiment record says how it was read, or what the trace lacks for replay
-// ("imported": {"replay": "ddp", "buckets": ...} or {"replay_missing": "..."}), which `replay` reports as it is.
-// One rank's file stands for a symmetric job of its world size.
+// run as tracks of its own. One rank's file stands for a symmetric job of its world size.
 void addReplayInput(const std::vector<ParsedFile>& files, const std::vector<KinetoRank>& ranks, int worldSize,
                     RunTrace& trace, RunInfo& ri) {
-    json imported = {{"format", "chrome"}};
     // The legacy profiler's export: a bare array of PyTorch ops (aten::, autograd::, ProfilerStep#) without categories.
     const bool legacy = std::all_of(files.begin(), files.end(), [](const ParsedFile& f) {
         const bool torchOps = std::any_of(f.events.begin(), f.events.end(), [](const RawEvent& e) {
@@ -445,27 +442,13 @@ void addReplayInput(const std::vector<ParsedFile>& files, const std::vector<Kine
         });
         return f.bareArray && torchOps && std::none_of(f.events.begin(), f.events.end(), [](const RawEvent& e) { return !e.cat.empty(); });
     });
-    auto ddp = extractKinetoDdp(ranks, static_cast<int>(trace.tracks.size()));
-    if (legacy) {
-        imported["replay_missing"] =
-            "a legacy torch.autograd.profiler trace (a bare JSON array without categories or arguments) has no gradient "
-            "or message sizes; record with torch.profiler.profile(activities=[CPU, CUDA], record_shapes=True) and "
-            "prof.export_chrome_trace() on PyTorch 1.8 or newer built with Kineto";
-    } else if (!ddp.ok()) {
-        imported["replay_missing"] = ddp.status().message();
-    } else {
-        DdpReplayInput in = std::move(ddp).value();
-        imported["replay"] = "ddp";
-        imported["buckets"] = in.buckets;
-        imported["exact_sizes"] = in.exactSizes;
-        trace.tensors = std::move(in.tensors);
-        trace.tracks.insert(trace.tracks.end(), in.tracks.begin(), in.tracks.end());
-        trace.events.insert(trace.events.end(), std::make_move_iterator(in.events.begin()), std::make_move_iterator(in.events.end()));
-        ri.policy = "ddp";
-        ri.ranks = std::max(ri.ranks, worldSize);
-        ri.iterations = std::max(ri.iterations, in.iterations);
-    }
-    ri.experiment_json = json{{"imported", imported}}.dump();
+    const std::string missing =
+        legacy ? "a legacy torch.autograd.profiler trace (a bare JSON array without categories or arguments) has no gradient "
+                 "or message sizes; record with torch.profiler.profile(activities=[CPU, CUDA], record_shapes=True) and "
+                 "prof.export_chrome_trace() on PyTorch 1.8 or newer built with Kineto"
+               : std::string();
+    attachDdpReplayInput(extractKinetoDdp(ranks, static_cast<int>(trace.tracks.size())), "chrome", worldSize, missing,
+                         trace, ri);
 }
 
 Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {

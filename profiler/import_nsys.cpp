@@ -95,15 +95,17 @@ void readStepName(RawEvent& e) {
     }
 }
 
-// An integer under `key` anywhere in an NVTX payload rendered as JSON (NCCL's schema entry names, nvtx_payload_schemas.h).
-std::optional<std::int64_t> payloadInteger(const nlohmann::json& j, const std::string& key) {
+// An integer under `key` in an NVTX payload rendered as JSON (NCCL's schema entry names, nvtx_payload_schemas.h),
+// at its top or a few levels down; deeper nesting is no payload NCCL writes (and would only cost stack).
+std::optional<std::int64_t> payloadInteger(const nlohmann::json& j, const std::string& key, int depth = 0) {
+    if (depth > 4) return std::nullopt;
     if (j.is_object()) {
         if (auto it = j.find(key); it != j.end() && it->is_number_integer()) return it->get<std::int64_t>();
         for (const auto& [k, v] : j.items())
-            if (auto found = payloadInteger(v, key)) return found;
+            if (auto found = payloadInteger(v, key, depth + 1)) return found;
     } else if (j.is_array()) {
         for (const auto& v : j)
-            if (auto found = payloadInteger(v, key)) return found;
+            if (auto found = payloadInteger(v, key, depth + 1)) return found;
     }
     return std::nullopt;
 }

@@ -56,10 +56,8 @@ private slots:
     void initTestCase() { QVERIFY(dir_.isValid()); }
 
     void extractsTheHandBuiltJob() {
-        const std::string db = path("ddp.sqlite");
-        QVERIFY(buildExport(kTraces + "nsys_ddp_2rank.sql", db));
         RunInfo info;
-        auto parsed = parseNsysSqlite(db, &info);
+        auto parsed = importEdited("nsys_ddp_2rank.sql", "", &info);
         QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
         const RunTrace& t = parsed.value();
         const json imported = importedOf(info);
@@ -107,10 +105,8 @@ private slots:
 
     // Without shapes, NCCL's payloads size the buckets and each bucket's bytes are shared by its gradients.
     void sizesBucketsFromNcclPayloads() {
-        const std::string db = path("noshapes.sqlite");
-        QVERIFY(buildExport(kTraces + "nsys_ddp_2rank.sql", db, kWithoutShapes));
         RunInfo info;
-        auto parsed = parseNsysSqlite(db, &info);
+        auto parsed = importEdited("nsys_ddp_2rank.sql", kWithoutShapes, &info);
         QVERIFY(parsed.ok());
         QCOMPARE(importedOf(info)["exact_sizes"].get<bool>(), false);
         const auto& tensors = parsed.value().tensors;
@@ -121,10 +117,8 @@ private slots:
 
     // Shapes alone size them too (an NCCL without payloads).
     void sizesBucketsFromShapes() {
-        const std::string db = path("nopayloads.sqlite");
-        QVERIFY(buildExport(kTraces + "nsys_ddp_2rank.sql", db, kWithoutPayloads));
         RunInfo info;
-        auto parsed = parseNsysSqlite(db, &info);
+        auto parsed = importEdited("nsys_ddp_2rank.sql", kWithoutPayloads, &info);
         QVERIFY(parsed.ok());
         QCOMPARE(importedOf(info)["exact_sizes"].get<bool>(), true);
         QCOMPARE(parsed.value().tensors[1].elements, std::int64_t{1000});
@@ -155,10 +149,8 @@ private slots:
         QFETCH(QString, edit);
         QFETCH(int, kernels);
         QFETCH(QString, mentions);
-        const std::string db = path("missing-" + std::to_string(++count_) + ".sqlite");
-        QVERIFY(buildExport(kTraces + sql.toStdString(), db, edit.toStdString()));
         RunInfo info;
-        auto parsed = parseNsysSqlite(db, &info);
+        auto parsed = importEdited(sql.toStdString(), edit.toStdString(), &info);
         QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
         int seen = 0;
         for (const TraceEvent& e : parsed.value().events) seen += e.kind == EventKind::Kernel;
@@ -172,7 +164,12 @@ private slots:
     }
 
 private:
-    std::string path(const std::string& name) const { return dir_.filePath(QString::fromStdString(name)).toStdString(); }
+    // Builds the sample export `sql` (samples/traces) with `edit` applied, in a file of its own, and parses it.
+    Result<RunTrace> importEdited(const std::string& sql, const std::string& edit, RunInfo* info) {
+        const std::string db = dir_.filePath(QString("export-%1.sqlite").arg(++count_)).toStdString();
+        if (!buildExport(kTraces + sql, db, edit)) return errorStatus(sql + ": could not build the export");
+        return parseNsysSqlite(db, info);
+    }
     QTemporaryDir dir_;
     int count_ = 0;
 };

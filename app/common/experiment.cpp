@@ -270,6 +270,10 @@ std::optional<Experiment> loadExperiment(const std::string& path, std::string* e
 }
 
 std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides& o, std::string* error) {
+    if (o.policyObject) {
+        e.policy = *o.policyObject;
+        if (e.policy.is_object() && !normalisePolicySizes(e.policy, error)) return std::nullopt;
+    }
     if (o.ranks) e.ranks = *o.ranks;
     if (o.backend) e.backend = *o.backend;
     if (o.policy) e.policy["name"] = *o.policy;

@@ -232,7 +232,8 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
         fs::path path = model->get<std::string>();
         if (path.is_relative()) path = fs::path(baseDir) / path;
         std::ifstream in(path);
-        if (!in) {
+        std::error_code ec;
+        if (!in || !fs::is_regular_file(path, ec)) {  // a directory opens, then fails on the first read
             *error = "model file " + path.string() + " cannot be read";
             return std::nullopt;
         }

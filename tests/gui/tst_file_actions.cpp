@@ -5,6 +5,10 @@
 #include "app/gui/file_actions.h"
 #include "app/gui/main_window.h"
 #include "app/gui/models/figures_csv.h"
+#include "app/gui/models/large_run.h"
+#include "app/gui/models/range_stats_model.h"
+#include "app/gui/models/timeline_model.h"
+#include "app/gui/range_stats_panel.h"
 #include "app/gui/timeline_view.h"
 #include "profiler/project.h"
 #include "profiler/sqlite_db.h"
@@ -248,6 +252,30 @@ private slots:
                                    "fc4,2,2000000,1000000\n"
                                    "fc4 backward,2,2000000,1000000\n"
                                    "allreduce fc4.weight[0],2,1000000,500000\n");
+    }
+
+    // A large run's range that the timeline does not hold is counted in the project file, off the GUI thread, and
+    // the table (and so its CSV) is the one the run held whole gives.
+    void largeRunRangeIsCountedInTheProject()
+    {
+        const QString project = path(QStringLiteral("large.pacer"));
+        QVERIFY(pacer::profiler::writeRun(project.toStdString(), *test::makeTwoRankTrace(20), {}).ok());
+        LargeRunLimits limits;
+        limits.residentCells = 1;
+        QString error;
+        TimelineModel large, whole;
+        large.setIndex(buildLargeRunIndex(openLargeRun(project, 0, &error, limits)));
+        whole.setTrace(std::make_shared<const pacer::profiler::RunTrace>(pacer::profiler::readRun(project.toStdString(), 0).value()));
+        const std::int64_t t0 = whole.startTime() + 3'500'000, t1 = whole.startTime() + 95'250'000;
+        std::vector<RangeStat> expected;
+        QVERIFY(aggregateRange(whole, t0, t1, &expected));
+        RangeStatsPanel panel;
+        panel.showRange(large, t0, t1);
+        QVERIFY(panel.isCounting());
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isCounting(), 10'000);
+        QVERIFY2(panel.summary().contains(QLatin1String("counted in the project file")), qPrintable(panel.summary()));
+        QCOMPARE(rangeStatsCsv(panel.model()->stats()), rangeStatsCsv(expected));
+        QVERIFY(expected.size() > 4);
     }
 
     // An export replaces neither the project, nor another project, nor a file it did not write.

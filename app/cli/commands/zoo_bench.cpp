@@ -58,7 +58,7 @@ int runBench(const Args& args) {
                    {"ranks", o.ranks}, {"channels", o.channels}, {"rows", list}});
         return 0;
     }
-    std::printf("# all-reduce, %d ranks, algorithm %s, %d channel(s), float32 sum; gloo::allreduce measured in the same run\n",
+    std::printf("# all-reduce, %d ranks, algorithm %s, %d channel(s), float32 sum; gloo::allreduce interleaved in the same run; medians\n",
                 o.ranks, o.algorithm.c_str(), o.channels);
     std::printf("%12s %-18s %12s %10s %10s %7s %14s %12s %8s\n", "size(B)", "ran", "time(us)", "algbw", "busbw",
                 "#wrong", "gloo time(us)", "gloo busbw", "ratio");

@@ -61,7 +61,7 @@ bool policyConfigFromJson(const json& j, engine::PolicyConfig* out, std::string*
             else if (key == "buckets") c.buckets = whole<std::vector<std::vector<int>>>(value);
             else if (key == "priorities") c.priorities = whole<std::vector<int>>(value);
             else {
-                *error = "policy: unknown setting '" + key + "'";
+                *error = "policy: unknown setting " + json(key).dump();  // escaped: a key may hold a line break
                 return false;
             }
         } catch (const json::exception&) {
@@ -152,7 +152,7 @@ bool scheduleSettingsFromJson(const json& j, engine::PolicyConfig* config, engin
         else if (key == "compute_speed") w.compute_speed = value.get<double>();
         else if (key == "channels") w.channels = value.get<int>();
         else {
-            *error = "what_if: unknown setting '" + key + "'";
+            *error = "what_if: unknown setting " + json(key).dump();
             return false;
         }
     }

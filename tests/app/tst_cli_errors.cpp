@@ -139,6 +139,10 @@ private slots:
         QTest::newRow("model larger than memory")
             << exp2("big.json", {{"ranks", 64}, {"model", {{"family", "mlp"}, {"width", 46000}, {"depth", 3}}}})
             << "GiB available";
+        // A key with an escaped line break is quoted escaped, and the error stays one line (found by fuzzing).
+        QTest::newRow("model key with a line break")
+            << exp2("newline-key.json", {{"model", {{"family", "mlp"}, {"activatio\nn", "relu"}}}})
+            << "unknown key \"activatio\\nn\"";
         QTest::newRow("invalid model") << exp2("badmodel.json", {{"model", {{"family", "mlp"}, {"width", -1}}}})
                                        << "model:";
         {

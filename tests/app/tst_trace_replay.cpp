@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -112,6 +113,23 @@ private slots:
         QVERIFY(measured > 200 && measured < 240);  // the trace's ProfilerStep#5..6: 220-225 ms
         QVERIFY2(std::abs(predicted - measured) <= 0.10 * measured,
                  qPrintable(QString("predicted %1 ms, measured %2 ms").arg(predicted).arg(measured)));
+    }
+
+    // What a prediction rests on is printed: the fitted cost of each message size the trace has (its buckets),
+    // ascending, and no agreement round (a GPU run agrees in rounds of its own, which the buckets' times include).
+    void printsTheFittedCosts() {
+        const ProcessResult r = runCli({"replay", "--project", project_, "--policy", "ddp", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject j = r.json();
+        std::set<std::int64_t> expected(kBucketBytes.begin(), kBucketBytes.end());
+        std::vector<std::int64_t> sizes;
+        for (const QJsonValue& v : j["cost_table"].toArray()) {
+            sizes.push_back(static_cast<std::int64_t>(v.toObject()["bytes"].toDouble()));
+            QVERIFY(v.toObject()["us"].toDouble() > 0);
+        }
+        QVERIFY(std::is_sorted(sizes.begin(), sizes.end()));
+        QCOMPARE(std::set<std::int64_t>(sizes.begin(), sizes.end()), expected);
+        QCOMPARE(j["round_us"].toDouble(), 0.0);
     }
 
     // What a trace lacks for replay is said in one line, exit 2, naming how to record it.

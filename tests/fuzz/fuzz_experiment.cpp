@@ -3,18 +3,15 @@
 // copy parses again to the same settings.
 #include <cstdint>
 
-#include "app/common/bounded_json.h"
 #include "app/common/experiment.h"
+#include "fuzz_json.h"
 #include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace pacer;
+    auto doc = fuzz::parseJsonInput(data, size);
+    if (!doc) return 0;
     std::string error;
-    auto doc = app::parseBoundedJson(fuzz::text(data, size), &error);
-    if (!doc) {
-        fuzz::checkErrorLine(error);
-        return 0;
-    }
     // Model file references resolve against the scratch directory, where there are none: an error, not a read.
     auto experiment = app::parseExperiment(*doc, fuzz::scratchDir(), &error);
     if (!experiment) {

@@ -3,18 +3,14 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "app/common/bounded_json.h"
+#include "fuzz_json.h"
 #include "fuzz_support.h"
 #include "kernels/model_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace pacer;
-    std::string error;
-    auto doc = app::parseBoundedJson(fuzz::text(data, size), &error);
-    if (!doc) {
-        fuzz::checkErrorLine(error);
-        return 0;
-    }
+    auto doc = fuzz::parseJsonInput(data, size);
+    if (!doc) return 0;
     try {
         const kernels::ModelSpec spec = kernels::parseModelSpec(*doc);
         spec.validate();

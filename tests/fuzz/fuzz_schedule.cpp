@@ -3,9 +3,9 @@
 // must read back the same after being written again.
 #include <cstdint>
 
-#include "app/common/bounded_json.h"
 #include "app/common/policy_json.h"
 #include "app/common/priorities_file.h"
+#include "fuzz_json.h"
 #include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -13,11 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string error;
     if (!app::parsePriorities(fuzz::text(data, size), &error)) fuzz::checkErrorLine(error);
 
-    auto doc = app::parseBoundedJson(fuzz::text(data, size), &error);
-    if (!doc) {
-        fuzz::checkErrorLine(error);
-        return 0;
-    }
+    auto doc = fuzz::parseJsonInput(data, size);
+    if (!doc) return 0;
     engine::PolicyConfig config;
     engine::WhatIf whatIf;
     if (!app::scheduleSettingsFromJson(*doc, &config, &whatIf, &error)) {

@@ -54,7 +54,8 @@ void ModelSpec::validate() const {
         positive("channels", channels);
         positive("stages", stages);
         positive("image", image);
-        if ((image >> (stages - 1)) < 2 || stages > 16)
+        // stages first: image >> 3,065,535 is undefined (found by fuzz_model_spec).
+        if (stages > 16 || (image >> (stages - 1)) < 2)
             throw std::invalid_argument("model spec: image " + std::to_string(image) + " is too small for " +
                                         std::to_string(stages) + " stages (each later stage halves it)");
     } else {

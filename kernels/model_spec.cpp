@@ -39,22 +39,23 @@ std::string readString(const nlohmann::json& j, const char* key, const std::stri
 
 void ModelSpec::validate() const {
     if (family != "mlp" && family != "cnn" && family != "transformer")
-        throw std::invalid_argument("model spec: \"family\" must be \"mlp\", \"cnn\" or \"transformer\", got \"" +
-                                    family + "\"");
+        throw std::invalid_argument("model spec: \"family\" must be \"mlp\", \"cnn\" or \"transformer\", got " +
+                                    nlohmann::json(family).dump());
     positive("classes", classes, 2);
     positive("width", width);
     if (family == "mlp") {
         positive("depth", depth, 2);
         positive("input", input);
         if (activation != "relu" && activation != "gelu")
-            throw std::invalid_argument("model spec: \"activation\" must be \"relu\" or \"gelu\", got \"" +
-                                        activation + "\"");
+            throw std::invalid_argument("model spec: \"activation\" must be \"relu\" or \"gelu\", got " +
+                                        nlohmann::json(activation).dump());
     } else if (family == "cnn") {
         positive("depth", depth, 0);
         positive("channels", channels);
         positive("stages", stages);
         positive("image", image);
-        if ((image >> (stages - 1)) < 2 || stages > 16)
+        // stages first: image >> 3,065,535 is undefined (found by fuzz_model_spec).
+        if (stages > 16 || (image >> (stages - 1)) < 2)
             throw std::invalid_argument("model spec: image " + std::to_string(image) + " is too small for " +
                                         std::to_string(stages) + " stages (each later stage halves it)");
     } else {
@@ -83,7 +84,7 @@ ModelSpec parseModelSpec(const nlohmann::json& j) {
                                                 "activation", "channels", "image", "stages", "vocab", "seq_len",
                                                 "heads", "ffn_mult", "comment"};
     for (const auto& [key, value] : j.items())
-        if (!known.count(key)) throw std::invalid_argument("model spec: unknown key \"" + key + "\"");
+        if (!known.count(key)) throw std::invalid_argument("model spec: unknown key " + nlohmann::json(key).dump());
     if (!j.contains("family")) throw std::invalid_argument("model spec: \"family\" is required");
     ModelSpec s;
     s.family = readString(j, "family", "");

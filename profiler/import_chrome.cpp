@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "profiler/chrome_raw_event.h"
 #include "profiler/clock.h"
@@ -514,6 +516,20 @@ void addReplayInput(const std::vector<ParsedFile>& files, const std::vector<Kine
                          trace, ri);
 }
 
+constexpr std::int64_t kMaxRanks = 1'000'000;  // as for distributedInfo's world_size
+
+// A whole number in [lo, hi] from the 'pacer' section. get<int>() converted 1e300 to int (undefined behaviour,
+// found by fuzz_chrome_import) and wraps 2^32 + 1 to 1.
+std::int64_t sectionInt(const json& object, const char* key, std::int64_t lo, std::int64_t hi) {
+    const json& v = object.at(key);
+    const bool whole = v.is_number_integer() &&
+                       (!v.is_number_unsigned() || v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX));
+    if (!whole || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+        throw std::out_of_range(std::string("'") + key + "' must be a whole number from " + std::to_string(lo) +
+                                " to " + std::to_string(hi));
+    return v.get<std::int64_t>();
+}
+
 Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
     RunTrace trace;
     RunInfo ri;
@@ -531,19 +547,25 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
             ri.label = run.at("label").get<std::string>();
             ri.policy = run.at("policy").get<std::string>();
             ri.backend = run.at("backend").get<std::string>();
-            ri.segment_bytes = run.at("segment_bytes").get<std::int64_t>();
-            ri.ranks = run.at("ranks").get<int>();
-            ri.iterations = run.at("iterations").get<int>();
-            ri.started_ns = run.at("started_ns").get<std::int64_t>();
+            ri.segment_bytes = sectionInt(run, "segment_bytes", 0, INT64_MAX / 2);
+            ri.ranks = static_cast<int>(sectionInt(run, "ranks", 0, kMaxRanks));
+            ri.iterations = static_cast<int>(sectionInt(run, "iterations", 0, INT32_MAX));
+            ri.started_ns = sectionInt(run, "started_ns", INT64_MIN, INT64_MAX);
             for (const json& t : p.at("tracks")) {
                 auto kind = trackKindFromName(t.at("kind").get<std::string>());
                 if (!kind) return errorStatus(f.name + ": 'pacer.tracks': unknown track kind");
-                trace.tracks.push_back(Track{t.at("id").get<int>(), t.at("rank").get<int>(), *kind, t.at("name").get<std::string>()});
+                trace.tracks.push_back(Track{static_cast<int>(sectionInt(t, "id", 0, INT32_MAX)),
+                                             static_cast<int>(sectionInt(t, "rank", 0, kMaxRanks)), *kind,
+                                             t.at("name").get<std::string>()});
             }
             for (const json& t : p.at("tensors"))
-                trace.tensors.push_back(TensorRecord{t.at("id").get<int>(), t.at("name").get<std::string>(),
-                                                     t.at("layer").get<int>(), t.at("elements").get<std::int64_t>()});
+                trace.tensors.push_back(TensorRecord{static_cast<int>(sectionInt(t, "id", 0, INT32_MAX)),
+                                                     t.at("name").get<std::string>(),
+                                                     static_cast<int>(sectionInt(t, "layer", -1, kMaxLayer)),
+                                                     sectionInt(t, "elements", 0, INT64_MAX / 8)});
         } catch (const json::exception& ex) {
+            return errorStatus(f.name + ": malformed 'pacer' section: " + ex.what());
+        } catch (const std::out_of_range& ex) {
             return errorStatus(f.name + ": malformed 'pacer' section: " + ex.what());
         }
         std::set<int> trackIds;

@@ -48,7 +48,8 @@ RunSummary summarize(const store::StoredRun& run) {
         for (const auto& [k, v] : r.metrics) values[k].push_back(v);
     }
     for (const auto& [k, vs] : values) {
-        const bool same = std::all_of(vs.begin(), vs.end(), [&](double v) { return v == vs.front(); });
+        // The first value captured by copy: clang before 16 cannot capture a structured binding (scripts/fuzz).
+        const bool same = std::all_of(vs.begin(), vs.end(), [first = vs.front()](double v) { return v == first; });
         double sum = 0;
         for (double v : vs) sum += v;
         s.metrics[k] = same ? vs.front() : sum / static_cast<double>(vs.size());

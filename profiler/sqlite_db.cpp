@@ -1,6 +1,18 @@
 #include "profiler/sqlite_db.h"
 
 namespace pacer::profiler::sql {
+namespace {
+
+// SQLite's messages quote the SQL they choke on: a corrupt schema's message carried its line breaks into ours
+// (found by fuzz_project). Errors are one line, so control characters become spaces.
+std::string oneLine(const char* message) {
+    std::string s = message ? message : "unknown SQLite error";
+    for (char& c : s)
+        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    return s;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Db>> Db::open(const std::string& path, Mode mode) {
     int flags = SQLITE_OPEN_NOMUTEX;
@@ -12,7 +24,7 @@ Result<std::unique_ptr<Db>> Db::open(const std::string& path, Mode mode) {
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
     if (rc != SQLITE_OK) {
-        std::string msg = path + ": cannot open: " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
+        std::string msg = path + ": cannot open: " + oneLine(raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
         sqlite3_close(raw);
         return errorStatus(msg);
     }
@@ -24,14 +36,14 @@ Result<std::unique_ptr<Db>> Db::open(const std::string& path, Mode mode) {
 Db::~Db() { sqlite3_close_v2(db_); }
 
 Status Db::error(std::string_view what) const {
-    return errorStatus(path_ + ": " + std::string(what) + ": " + sqlite3_errmsg(db_));
+    return errorStatus(path_ + ": " + std::string(what) + ": " + oneLine(sqlite3_errmsg(db_)));
 }
 
 Status Db::exec(std::string_view sqlText) {
     char* err = nullptr;
     const std::string text(sqlText);
     if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-        std::string msg = path_ + ": " + (err ? err : sqlite3_errmsg(db_));
+        std::string msg = path_ + ": " + oneLine(err ? err : sqlite3_errmsg(db_));
         sqlite3_free(err);
         return errorStatus(msg);
     }

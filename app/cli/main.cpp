@@ -16,6 +16,15 @@ void printUsage(FILE* out) {
     std::fputs("\nSizes accept B, KiB, MiB, GiB. --json prints one JSON object on stdout.\n", out);
 }
 
+// The error line: whatever a message quotes from the input (a key with an escaped line break, SQLite quoting a
+// corrupt schema) stays on it, so scripts reading stderr's last line get the whole error.
+void printError(const char* message) {
+    std::string line = message;
+    for (char& c : line)
+        if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    std::fprintf(stderr, "pacer-cli: error: %s\n", line.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,10 +55,10 @@ int main(int argc, char** argv) {
             }
             return c.run(pacer::cli::Args::parse(rest, c.options));
         } catch (const pacer::cli::CliError& e) {
-            std::fprintf(stderr, "pacer-cli: error: %s\n", e.what());
+            printError(e.what());
             return e.code;
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "pacer-cli: error: %s\n", e.what());
+            printError(e.what());
             return 1;
         }
     }

@@ -1,8 +1,41 @@
 #include "app/common/policy_json.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
 namespace pacer::app {
 
 using nlohmann::json;
+
+namespace {
+
+struct OutOfRange {};
+
+// A whole number that fits T (or a list of them): nlohmann's get<int>() and get<std::size_t>() convert 1e300
+// (undefined behaviour; fuzz_schedule found it) and wrap 2^32 + 1 to 1. Throws json's type_error for a wrong type.
+template <typename T>
+T whole(const json& v) {
+    if constexpr (std::is_integral_v<T>) {
+        if (!v.is_number_integer()) throw OutOfRange{};
+        if (v.is_number_unsigned()) {
+            if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) throw OutOfRange{};
+        } else if (v.get<std::int64_t>() < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+                   (std::is_signed_v<T> && v.get<std::int64_t>() > static_cast<std::int64_t>(std::numeric_limits<T>::max()))) {
+            throw OutOfRange{};
+        }
+        return v.get<T>();
+    } else {
+        if (!v.is_array()) throw OutOfRange{};
+        T out;
+        for (const json& e : v) out.push_back(whole<typename T::value_type>(e));
+        return out;
+    }
+}
+
+}  // namespace
 
 bool policyConfigFromJson(const json& j, engine::PolicyConfig* out, std::string* error) {
     if (!j.is_object()) {
@@ -13,22 +46,30 @@ bool policyConfigFromJson(const json& j, engine::PolicyConfig* out, std::string*
     for (const auto& [key, value] : j.items()) {
         try {
             if (key == "name") c.name = value.get<std::string>();
-            else if (key == "segment_bytes") c.segment_bytes = value.get<std::size_t>();
-            else if (key == "bucket_bytes") c.bucket_bytes = value.get<std::size_t>();
-            else if (key == "first_bucket_bytes") c.first_bucket_bytes = value.get<std::size_t>();
-            else if (key == "fusion_bytes") c.fusion_bytes = value.get<std::size_t>();
-            else if (key == "cycle_ms") c.cycle_ns = static_cast<engine::Nanos>(value.get<double>() * 1e6);
-            else if (key == "credit") c.credit = value.get<int>();
-            else if (key == "fuse_below_bytes") c.fuse_below_bytes = value.get<std::size_t>();
-            else if (key == "fusion_groups") c.fusion_groups = value.get<std::vector<std::vector<int>>>();
-            else if (key == "buckets") c.buckets = value.get<std::vector<std::vector<int>>>();
-            else if (key == "priorities") c.priorities = value.get<std::vector<int>>();
+            else if (key == "segment_bytes") c.segment_bytes = whole<std::size_t>(value);
+            else if (key == "bucket_bytes") c.bucket_bytes = whole<std::size_t>(value);
+            else if (key == "first_bucket_bytes") c.first_bucket_bytes = whole<std::size_t>(value);
+            else if (key == "fusion_bytes") c.fusion_bytes = whole<std::size_t>(value);
+            else if (key == "cycle_ms") {
+                const double ns = value.get<double>() * 1e6;
+                if (!(std::fabs(ns) < 1e18)) throw OutOfRange{};  // Nanos holds about ±9.2e18
+                c.cycle_ns = static_cast<engine::Nanos>(ns);
+            }
+            else if (key == "credit") c.credit = whole<int>(value);
+            else if (key == "fuse_below_bytes") c.fuse_below_bytes = whole<std::size_t>(value);
+            else if (key == "fusion_groups") c.fusion_groups = whole<std::vector<std::vector<int>>>(value);
+            else if (key == "buckets") c.buckets = whole<std::vector<std::vector<int>>>(value);
+            else if (key == "priorities") c.priorities = whole<std::vector<int>>(value);
             else {
-                *error = "policy: unknown setting '" + key + "'";
+                *error = "policy: unknown setting " + json(key).dump();  // escaped: a key may hold a line break
                 return false;
             }
         } catch (const json::exception&) {
             *error = "policy: '" + key + "' has the wrong type (" + value.type_name() + ")";
+            return false;
+        } catch (const OutOfRange&) {
+            *error = "policy: '" + key + "' must be " +
+                     (value.is_array() ? "a list of whole numbers" : "a whole number") + " in range";
             return false;
         }
     }
@@ -103,11 +144,15 @@ bool scheduleSettingsFromJson(const json& j, engine::PolicyConfig* config, engin
         }
         if (key == "link_gbps") w.link_gbps = value.get<double>();
         else if (key == "link_latency_us") w.link_latency_us = value.get<double>();
-        else if (key == "ranks") w.ranks = value.get<int>();
+        else if ((key == "ranks" || key == "channels") && !(value.is_number_integer() && value.get<double>() >= 0 &&
+                                                            value.get<double>() <= std::numeric_limits<int>::max())) {
+            *error = "what_if: '" + key + "' must be a whole number in range";
+            return false;
+        } else if (key == "ranks") w.ranks = value.get<int>();
         else if (key == "compute_speed") w.compute_speed = value.get<double>();
         else if (key == "channels") w.channels = value.get<int>();
         else {
-            *error = "what_if: unknown setting '" + key + "'";
+            *error = "what_if: unknown setting " + json(key).dump();
             return false;
         }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+constexpr double kMaxRanks = 1'000'000;
+constexpr double kMaxLayerNs = 3600e9;
+constexpr std::uint64_t kMaxTensorElements = std::uint64_t{1} << 40;
 
 // Reads a number field with a default; a field of the wrong type is an error, not a silent default.
 Result<double> number(const json& object, const char* key, double fallback, const std::string& where) {
@@ -94,8 +99,8 @@ Result<Workload> parseProfile(const std::string& text, double deviceTflops, cons
     if (!(batch.value() > 0)) return Status::error(origin + ": batch_size must be above 0");
     if (backwardFactor.value() < 0 || overheadUs.value() < 0 || update.value() < 0)
         return Status::error(origin + ": backward_factor, layer_overhead_us and update_ns_per_element must be >= 0");
-    if (ranks.value() < 1 || ranks.value() != std::floor(ranks.value()))
-        return Status::error(origin + ": ranks must be a whole number >= 1");
+    if (ranks.value() < 1 || ranks.value() > kMaxRanks || ranks.value() != std::floor(ranks.value()))
+        return Status::error(origin + ": ranks must be a whole number from 1 to " + std::to_string(static_cast<int>(kMaxRanks)));
 
     Workload w;
     w.name = doc.value("name", origin);
@@ -129,6 +134,10 @@ Result<Workload> parseProfile(const std::string& text, double deviceTflops, cons
             if (us.value() < 0) return Status::error(where + " ('" + lt.name + "') has a negative backward time");
             backwardNs = us.value() * 1000.0;
         }
+        // Checked before the conversion: a time past Nanos' range does not convert (a fuzzer's forward_gflops
+        // of 1e300 came out as a negative time), and no real layer takes hours.
+        if (!(computeNs + overheadNs <= kMaxLayerNs) || !(backwardNs + overheadNs <= kMaxLayerNs))
+            return Status::error(where + " ('" + lt.name + "') takes longer than an hour");
         lt.forward = static_cast<Nanos>(std::llround(computeNs + overheadNs));
         lt.backward = static_cast<Nanos>(std::llround(backwardNs + overheadNs));
         const int layerIndex = static_cast<int>(w.layers.size());
@@ -144,6 +153,9 @@ Result<Workload> parseProfile(const std::string& text, double deviceTflops, cons
             for (const json& d : p["shape"]) {
                 if (!d.is_number_integer() || d.get<long long>() < 1)
                     return Status::error(where + ": shape dimensions must be whole numbers >= 1");
+                // Overflow-checked: a shape of [2^32, 2^32] wrapped to 0 elements.
+                if (d.get<std::uint64_t>() > kMaxTensorElements / elements)
+                    return Status::error(where + ": a param of more than 2^40 elements");
                 elements *= d.get<std::size_t>();
             }
             TensorInfo t;
@@ -155,6 +167,8 @@ Result<Workload> parseProfile(const std::string& text, double deviceTflops, cons
         }
     }
     if (w.tensors.empty()) return Status::error(origin + ": no layer has params (nothing to all-reduce)");
+    if (!(w.update_ns_per_element * static_cast<double>(parameterCount(w)) <= kMaxLayerNs))
+        return Status::error(origin + ": the optimizer step (update_ns_per_element x parameters) takes longer than an hour");
     return w;
 }
 

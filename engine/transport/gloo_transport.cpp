@@ -1,4 +1,5 @@
 // Gloo over TCP with a FileStore rendezvous: the CPU transport, as PyTorch uses Gloo on CPU.
+#include "engine/transport/gloo_address_store.h"
 #include "engine/transport/heartbeat.h"
 #include "engine/transport/latency_hint.h"
 #include "engine/transport/link_emulator.h"
@@ -279,6 +280,26 @@ Status GlooPointToPoint::exchange(int round, std::span<const P2POp> sends, std::
     });
 }
 
+// The rendezvous store as Gloo sees it: every value is written with the stack bytes in its addresses zeroed
+// (gloo_address_store.h); reads and waits go straight through.
+class ScrubbedStore : public gloo::rendezvous::Store {
+public:
+    explicit ScrubbedStore(gloo::rendezvous::Store& inner) : inner_(inner) {}
+    void set(const std::string& key, const std::vector<char>& data) override {
+        std::vector<char> scrubbed = data;
+        scrubGlooAddresses(scrubbed);
+        inner_.set(key, scrubbed);
+    }
+    std::vector<char> get(const std::string& key) override { return inner_.get(key); }
+    void wait(const std::vector<std::string>& keys) override { inner_.wait(keys); }
+    void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override {
+        inner_.wait(keys, timeout);
+    }
+
+private:
+    gloo::rendezvous::Store& inner_;
+};
+
 }  // namespace
 
 Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& o) {
@@ -304,10 +325,11 @@ Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& o) 
     }
     try {
         gloo::rendezvous::FileStore fileStore(o.rendezvous_dir);
+        ScrubbedStore scrubbed(fileStore);
         // Channel 0 keeps the store prefix of a one-channel transport; the others get their own connections.
         std::vector<std::shared_ptr<gloo::Context>> contexts;
         for (int c = 0; c < o.channels; ++c) {
-            gloo::rendezvous::PrefixStore store(c == 0 ? "pacer-gloo" : "pacer-gloo-ch" + std::to_string(c), fileStore);
+            gloo::rendezvous::PrefixStore store(c == 0 ? "pacer-gloo" : "pacer-gloo-ch" + std::to_string(c), scrubbed);
             auto context = std::make_shared<gloo::rendezvous::Context>(o.rank, o.size);
             context->setTimeout(o.timeout);
             if (o.size > 1) context->connectFullMesh(store, device);

@@ -139,6 +139,10 @@ private slots:
         QTest::newRow("model larger than memory")
             << exp2("big.json", {{"ranks", 64}, {"model", {{"family", "mlp"}, {"width", 46000}, {"depth", 3}}}})
             << "GiB available";
+        // A key with an escaped line break is quoted escaped, and the error stays one line (found by fuzzing).
+        QTest::newRow("model key with a line break")
+            << exp2("newline-key.json", {{"model", {{"family", "mlp"}, {"activatio\nn", "relu"}}}})
+            << "unknown key \"activatio\\nn\"";
         QTest::newRow("invalid model") << exp2("badmodel.json", {{"model", {{"family", "mlp"}, {"width", -1}}}})
                                        << "model:";
         {
@@ -151,6 +155,21 @@ private slots:
         }
         QTest::newRow("bench sizes beyond memory") << QStringList{"bench", "allreduce", "--sizes", "1024GiB:1024GiB"}
                                                    << "GiB available";
+        // Priorities files go through the bounded parser and take only whole numbers that fit an int.
+        auto priorities = [&](const char* name, const std::string& text) {
+            const QString file = dir_.filePath(name);
+            std::ofstream(file.toStdString()) << text;
+            return QStringList{"replay", "--model", "resnet50", "--priorities", file};
+        };
+        QTest::newRow("priorities nested 200,000 levels")
+            << priorities("deep-priorities.json", std::string(200000, '[') + std::string(200000, ']'))
+            << "nested more than";
+        QTest::newRow("priorities not JSON") << priorities("junk-priorities.json", "[1, 2,") << "junk-priorities.json";
+        QTest::newRow("priority 2.9") << priorities("frac-priorities.json", "[1, 2.9]") << "entry 1 is 2.9";
+        QTest::newRow("priority 2^32 + 1") << priorities("wrap-priorities.json", "{\"priorities\": [4294967297]}")
+                                           << "entry 0 is 4294967297";
+        QTest::newRow("priorities missing file") << QStringList{"replay", "--model", "resnet50", "--priorities", missing}
+                                                 << "does-not-exist.pacer";
         QTest::newRow("replay unknown model") << QStringList{"replay", "--model", "no-such-model", "--policy", "pace"}
                                               << "no-such-model";
     }

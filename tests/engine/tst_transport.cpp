@@ -1,13 +1,20 @@
 // The Gloo transport: exact sums across thread ranks, broadcast, link emulation pacing, clear errors for bad
-// options, and a dead peer turned into a Status that names it within the timeout.
+// options, a dead peer turned into a Status that names it within the timeout, and rendezvous files that hold only
+// what they must (no stack bytes in the published addresses).
+#include "engine/transport/gloo_address_store.h"
 #include "rank_group.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <thread>
 
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QTest>
 
 #include <chrono>
+#include <cstring>
 
 using namespace pacer::engine;
 using namespace pacer::engine::testing;
@@ -134,6 +141,62 @@ private slots:
         QVERIFY(!again.ok());
         QVERIFY2(again.message().find("is stale: an earlier run's rank") != std::string::npos, again.message().c_str());
         QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(4));
+    }
+
+    // The scrubbing itself, on records full of junk: the socket address past its family's length becomes zeros,
+    // the address, port and sequence number stay; values that are not address records are not touched.
+    void addressRecordsAreScrubbed() {
+        const std::size_t record = glooAddressRecordBytes();
+        std::vector<char> value(2 * record, '\xAA');
+        sockaddr_in v4{};
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(4242);
+        v4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        std::memcpy(value.data(), &v4, sizeof v4);
+        sockaddr_in6 v6{};
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(4343);
+        std::memcpy(value.data() + record, &v6, sizeof v6);
+        const std::vector<char> before = value;
+        scrubGlooAddresses(value);
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            const std::size_t at = i % record, used = i < record ? sizeof v4 : sizeof v6;
+            const bool junk = at >= used && at < sizeof(sockaddr_storage);
+            QCOMPARE(int(value[i]), junk ? 0 : int(before[i]));
+        }
+        std::vector<char> hostname{'v', 'm'}, unknownFamily(record, '\xAA');
+        const auto hostnameBefore = hostname, unknownBefore = unknownFamily;
+        scrubGlooAddresses(hostname);
+        scrubGlooAddresses(unknownFamily);
+        QCOMPARE(hostname, hostnameBefore);
+        QCOMPARE(unknownFamily, unknownBefore);
+    }
+
+    // What a real rendezvous leaves in the directory: Gloo's address records carry no stack bytes (before the fix,
+    // bytes 16..127 of each record held pointers and the stack canary).
+    void addressFilesHoldNoStackBytes() {
+        QTemporaryDir dir;
+        {
+            auto ranks = connectRanks(3, dir.path(), std::chrono::milliseconds(5000));
+            QVERIFY2(ranks.ok(), ranks.message().c_str());
+        }
+        const std::size_t record = glooAddressRecordBytes();
+        int records = 0;
+        for (QDirIterator it(dir.path(), QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+            QFile f(it.next());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray bytes = f.readAll();
+            if (bytes.isEmpty() || bytes.size() % static_cast<qsizetype>(record) != 0) continue;
+            for (qsizetype at = 0; at < bytes.size(); at += static_cast<qsizetype>(record), ++records) {
+                sa_family_t family;
+                std::memcpy(&family, bytes.constData() + at, sizeof family);
+                QCOMPARE(family, sa_family_t(AF_INET));
+                for (std::size_t i = sizeof(sockaddr_in); i < sizeof(sockaddr_storage); ++i)
+                    QVERIFY2(bytes[at + static_cast<qsizetype>(i)] == 0,
+                             qPrintable(f.fileName() + ": byte " + QString::number(i) + " of an address is not zero"));
+            }
+        }
+        QCOMPARE(records, 3 * 2);  // each of 3 ranks publishes one address per peer
     }
 
     void deadPeerIsNamedWithinTheTimeout() {

@@ -1,26 +1,43 @@
-// Fuzz target for the Chrome trace importer (and the exporter on whatever imports). Any input must either parse
-// or fail with a message naming the input; a parsed trace must export without trouble.
+// Chrome trace import (Kineto, Horovod's timeline, Pacer's export, the legacy bare array), and what follows an
+// import: the parsed trace exports again, is written into a project (the store's write path) and read back, and
+// becomes a replay input. Any input must either import or fail with one line naming the file.
 #include <cstdint>
-#include <cstdlib>
-#include <cstdio>
+#include <memory>
 #include <sstream>
-#include <string_view>
 
+#include "app/common/replay_session.h"
+#include "fuzz_support.h"
 #include "profiler/export_chrome.h"
 #include "profiler/import_chrome.h"
+#include "profiler/project.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    using namespace pacer::profiler;
-    RunInfo info;
-    auto trace = parseChromeTraceText(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json", &info);
+    using namespace pacer;
+    profiler::RunInfo info;
+    auto trace = profiler::parseChromeTraceText(fuzz::text(data, size), "fuzz.json", &info);
     if (!trace.ok()) {
-        if (trace.message().rfind("fuzz.json", 0) != 0 || trace.message().find('\n') != std::string::npos) {
-            std::fprintf(stderr, "error message without its source or not one line: %s\n", trace.message().c_str());
-            std::abort();
-        }
+        fuzz::checkErrorLine(trace.message(), "fuzz.json");
         return 0;
     }
     std::ostringstream out;
-    writeChromeTrace(out, *trace, info);
+    profiler::writeChromeTrace(out, *trace, info);
+
+    const std::string project = fuzz::writeScratch("chrome.pacer", {});
+    fuzz::removeScratch("chrome.pacer");
+    auto id = profiler::writeRun(project, *trace, info, "chrome");
+    if (!id.ok()) {
+        fuzz::checkErrorLine(id.message());
+        return 0;
+    }
+    auto record = profiler::readRunRecord(project, id.value());
+    if (!record.ok()) fuzz::broken("a run just written does not read back", record.message());
+    if (record.value().trace.events.size() != trace->events.size())
+        fuzz::broken("events lost between write and read", std::to_string(trace->events.size()) + " written, " +
+                                                               std::to_string(record.value().trace.events.size()) +
+                                                               " read");
+    auto input = app::inputFromRun(std::make_shared<const profiler::RunTrace>(std::move(record.value().trace)),
+                                   record.value().summary, project);
+    if (!input.ok()) fuzz::checkErrorLine(input.message());
+    fuzz::removeScratch("chrome.pacer");
     return 0;
 }

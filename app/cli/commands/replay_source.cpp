@@ -1,12 +1,14 @@
 #include "app/cli/commands/replay_source.h"
 
 #include "app/cli/commands/commands.h"
+#include "app/common/priorities_file.h"
 #include "engine/replay/zoo.h"
 #include "pacer/config.h"
 
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <iterator>
 
 namespace pacer::cli {
 
@@ -53,15 +55,13 @@ engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base) {
     if (auto c = args.value("credit"); c && c->find(':') == std::string::npos)
         base.credit = *args.integer("credit", -1000000, 1000000);
     if (auto file = args.value("priorities")) {
-        std::ifstream in(*file);
+        std::ifstream in(*file, std::ios::binary);
         if (!in) throw usageError(*file + ": cannot be read");
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(in);
-            base.priorities = j.is_object() ? j.at("priorities").get<std::vector<int>>() : j.get<std::vector<int>>();
-        } catch (const nlohmann::json::exception& e) {
-            throw usageError(*file + ": expected a JSON array of priorities, one per tensor (" + e.what() + ")");
-        }
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::string error;
+        auto priorities = app::parsePriorities(text, &error);
+        if (!priorities) throw usageError(*file + ": " + error);
+        base.priorities = std::move(*priorities);
         if (!args.value("policy")) base.name = "manual";
     }
     return base;

@@ -1,5 +1,6 @@
 // pacer: the GUI. `pacer [PROJECT.pacer] [--experiment FILE]`; with no project it opens the sample
 // experiment's project in the user's data directory and offers Run.
+#include "app/gui/analysis_panel.h"
 #include "app/gui/compare_dock.h"
 #include "app/gui/main_window.h"
 #include "app/gui/schedule_editor_dock.h"
@@ -153,6 +154,13 @@ int main(int argc, char** argv)
             window.resize(1600, 900);
             QObject::connect(window.scheduleDock()->editor(), &pacer::gui::ScheduleEditorModel::replayed, &window,
                              [grab] { QTimer::singleShot(100, grab); });
+        } else if (auto* panel = window.findChild<pacer::gui::AnalysisPanel*>();
+                   viewName == QLatin1String("analysis") && panel) {
+            window.scheduleDock()->hide();
+            // The panel analyses off the GUI thread once the run is shown.
+            QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [panel, grab] {
+                QObject::connect(panel, &pacer::gui::AnalysisPanel::analysed, panel, [grab] { QTimer::singleShot(100, grab); });
+            });
         } else {
             window.scheduleDock()->hide();
             QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [grab] { QTimer::singleShot(100, grab); });

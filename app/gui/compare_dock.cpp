@@ -4,6 +4,7 @@
 #include "app/gui/compare_charts.h"
 #include "app/gui/main_window.h"
 #include "app/gui/models/schedule_editor_model.h"
+#include "app/gui/models/zoom_state.h"
 #include "app/gui/schedule_editor_dock.h"
 #include "app/gui/timeline_view.h"
 
@@ -19,6 +20,8 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace pacer::gui {
 
@@ -164,6 +167,14 @@ void CompareDock::showOutcome(const CompareOutcome& outcome) {
     }
     m_model.setComparison(outcome.comparison);
     m_timeline->setIndex(outcome.stack ? outcome.stack : buildTimelineIndex(nullptr));
+    // Two iterations from where the rows are aligned: the part of the axis where they can be told apart.
+    double longestMs = 0;
+    for (int r = 0; r < m_model.rowCount(); ++r)
+        longestMs = std::max(longestMs, m_model.index(r, CompareModel::IterationMs).data(CompareModel::ValueRole).toDouble());
+    if (longestMs > 0) {
+        const auto ns = static_cast<std::int64_t>(longestMs * 1e6);
+        m_timeline->zoom()->setVisibleRange(outcome.alignedAt - ns / 10, outcome.alignedAt + 2 * ns + ns / 10);
+    }
     const int baseline = m_model.baseline();
     {
         const QSignalBlocker block(m_baseline);

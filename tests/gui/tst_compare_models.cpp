@@ -121,7 +121,8 @@ private slots:
         app::ProjectInputs inputs(m_project.toStdString());
         auto c = app::compare(inputs, items.value());
         QVERIFY(c.ok());
-        auto stack = stackedTrace(c.value());
+        std::int64_t alignedAt = -1;
+        auto stack = stackedTrace(c.value(), &alignedAt);
         // Per row (by its lane prefix): its ranks and the start of its second iteration.
         std::map<std::string, int> minRank, maxRank;
         std::map<int, std::string> rowOfTrack;
@@ -151,6 +152,7 @@ private slots:
         QCOMPARE(aligned.size(), std::size_t(3));
         QCOMPARE(aligned[1], aligned[0]);
         QCOMPARE(aligned[2], aligned[0]);
+        QCOMPARE(alignedAt, aligned[0]);
         QVERIFY(!stack->tensors.empty());  // one experiment: tensor names kept
     }
 

@@ -79,7 +79,7 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         if (std::abs(x) < 0.005) return {};
         return QBrush(x < 0 ? QColor(0x1b, 0x7f, 0x3b) : QColor(0xb3, 0x26, 0x1e));
     }
-    if (role == Qt::TextAlignmentRole && column >= IterationMs)
+    if (role == Qt::TextAlignmentRole && column >= IterationMs && column <= IdleMs)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && column == Change && r != m_baseline && !value(row, r, column).isValid())
         return tr("Not the baseline's experiment: no difference is given across experiments");
@@ -120,10 +120,10 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Against the baseline: measurement against measurement where both are runs, else predictions");
     if (role != Qt::DisplayRole) return {};
     static const char* const names[ColumnCount] = {
-        QT_TR_NOOP("item"),       QT_TR_NOOP("source"),       QT_TR_NOOP("experiment"),  QT_TR_NOOP("schedule"),
-        QT_TR_NOOP("iter ms"),    QT_TR_NOOP("predicted ms"), QT_TR_NOOP("band ms"),     QT_TR_NOOP("measured ms"),
-        QT_TR_NOOP("compute ms"), QT_TR_NOOP("exposed ms"),   QT_TR_NOOP("idle ms"),     QT_TR_NOOP("overlap"),
-        QT_TR_NOOP("lower bound ms"), QT_TR_NOOP("vs baseline")};
+        QT_TR_NOOP("item"),        QT_TR_NOOP("source"),     QT_TR_NOOP("iter ms"),        QT_TR_NOOP("vs baseline"),
+        QT_TR_NOOP("predicted ms"), QT_TR_NOOP("band ms"),   QT_TR_NOOP("measured ms"),    QT_TR_NOOP("exposed ms"),
+        QT_TR_NOOP("overlap"),     QT_TR_NOOP("lower bound ms"), QT_TR_NOOP("compute ms"), QT_TR_NOOP("idle ms"),
+        QT_TR_NOOP("schedule"),    QT_TR_NOOP("experiment")};
     return tr(names[section]);
 }
 
@@ -159,7 +159,7 @@ std::int64_t alignmentPoint(const profiler::RunTrace& trace) {
 
 }  // namespace
 
-std::shared_ptr<const profiler::RunTrace> stackedTrace(const app::Comparison& comparison) {
+std::shared_ptr<const profiler::RunTrace> stackedTrace(const app::Comparison& comparison, std::int64_t* alignedAt) {
     auto out = std::make_shared<profiler::RunTrace>();
     out->label = "comparison";
     int rankBase = 0, trackBase = 0;
@@ -198,6 +198,7 @@ std::shared_ptr<const profiler::RunTrace> stackedTrace(const app::Comparison& co
     }
     std::sort(out->events.begin(), out->events.end(),
               [](const auto& a, const auto& b) { return a.track != b.track ? a.track < b.track : a.start < b.start; });
+    if (alignedAt) *alignedAt = anchor;
     return out;
 }
 

@@ -21,18 +21,18 @@ public:
     enum Column {
         Item,         // the label the user pinned: "run 3", "pace:256KiB", a saved schedule's name
         Source,       // "run 3" or "replay of run 3"
-        Experiment,
-        Schedule,     // app::describeSchedule, plus what a self-tuned pace chose
         IterationMs,  // measured for a run, predicted for a schedule (app::iterationMs)
+        Change,       // against the baseline row (app::changeAgainst); empty across experiments
         PredictedMs,
         BandMs,
         MeasuredMs,
-        ComputeMs,
         ExposedMs,
-        IdleMs,
         OverlapPercent,
         LowerBoundMs,
-        Change,       // against the baseline row (app::changeAgainst); empty across experiments
+        ComputeMs,
+        IdleMs,
+        Schedule,     // app::describeSchedule, plus what a self-tuned pace chose
+        Experiment,
         ColumnCount
     };
     static constexpr int ValueRole = Qt::UserRole + 1;  // the raw number (ms, percent, change as a fraction)
@@ -68,6 +68,8 @@ std::shared_ptr<const profiler::RunTrace> rowTrace(const app::CompareRow& row);
 // one: the first pays for allocation in a run and fills the pipeline in a replay) starts where the first row's
 // does. Iteration bands are kept from the first row only (they are numbered per source). Tensor names are kept
 // when every row trained the same experiment.
-std::shared_ptr<const profiler::RunTrace> stackedTrace(const app::Comparison& comparison);
+// alignedAt (optional): where on the common axis the rows' first steady iterations start.
+std::shared_ptr<const profiler::RunTrace> stackedTrace(const app::Comparison& comparison,
+                                                       std::int64_t* alignedAt = nullptr);
 
 }  // namespace pacer::gui

@@ -73,7 +73,7 @@ void CompareSession::recompute() {
             return out;
         }
         auto comparison = std::make_shared<const app::Comparison>(std::move(c).value());
-        out.stack = buildTimelineIndex(stackedTrace(*comparison));
+        out.stack = buildTimelineIndex(stackedTrace(*comparison, &out.alignedAt));
         out.comparison = std::move(comparison);
         return out;
     });

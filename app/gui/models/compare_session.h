@@ -20,6 +20,7 @@ struct CompareOutcome {
     quint64 generation = 0;
     std::shared_ptr<const app::Comparison> comparison;  // null when it failed
     std::shared_ptr<const TimelineIndex> stack;         // the rows' lanes on one axis
+    std::int64_t alignedAt = 0;                         // where the rows' first steady iterations start on it
     QString error;
 };
 

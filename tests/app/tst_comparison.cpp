@@ -172,6 +172,34 @@ private slots:
                  text.out.constData());
     }
 
+    // Changes against a baseline: the N-th item (default the first), within its experiment only; the text table
+    // marks the baseline, and a baseline beyond the items is bad usage (exit 2, one line).
+    void cliChangesAgainstTheBaseline() {
+        const QString project = QString::fromStdString(project_);
+        auto items = app::parseCompareItems({"1", "2", "3"}, project_, 0);
+        QVERIFY(items.ok());
+        app::ProjectInputs inputs(project_);
+        auto c = app::compare(inputs, items.value());
+        QVERIFY(c.ok());
+        const auto r = runCli({"compare", "--project", project, "1", "2", "3", "--baseline", "2", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json()["baseline"].toInt(), 2);
+        const QJsonArray rows = r.json()["items"].toArray();
+        QCOMPARE(rows[0].toObject()["change_vs_baseline"].toDouble(), *app::changeAgainst(c.value(), 0, 1));
+        QCOMPARE(rows[1].toObject()["change_vs_baseline"].toDouble(), 0.0);
+        QVERIFY(!rows[2].toObject().contains("change_vs_baseline"));  // run 3 trained another experiment
+        const auto text = runCli({"compare", "--project", project, "1", "2"});
+        QVERIFY2(text.exitCode == 0 && text.out.contains("vs base"), text.out.constData());
+        for (const QByteArray& line : text.out.split('\n')) {
+            if (line.startsWith("1 ")) QVERIFY2(line.contains(" base "), line.constData());  // the first item is the baseline
+            if (line.startsWith("2 ")) QVERIFY2(line.contains("%  ") && !line.contains(" base "), line.constData());
+        }
+        const auto bad = runCli({"compare", "--project", project, "1", "2", "--baseline", "3"});
+        QCOMPARE(bad.exitCode, 2);
+        QCOMPARE(bad.errLines().size(), 1);
+        QVERIFY2(bad.err.contains("--baseline 3: there are only 2 items"), bad.err.constData());
+    }
+
 private:
     QTemporaryDir dir_;
     std::string project_;

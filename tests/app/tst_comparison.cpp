@@ -4,6 +4,7 @@
 // as runs of experiment "small", once as a run of experiment "wide" (another model), plus a saved schedule.
 #include "app/common/comparison.h"
 #include "app/common/policy_json.h"
+#include "compare_fixture.h"
 #include "process_helpers.h"
 #include "profiler/import_chrome.h"
 #include "profiler/project.h"
@@ -22,26 +23,10 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         project_ = dir_.filePath("two-experiments.pacer").toStdString();
-        profiler::RunInfo info;
-        auto trace = profiler::parseChromeTrace({samplePath("traces/pacer_export.json").toStdString()}, &info);
-        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.status().message().c_str());
-        info.backend = "cpu";
-        const nlohmann::json small = {{"name", "small"}, {"model", {{"layers", {8, 8}}}}, {"order", "dynamic"}};
-        const nlohmann::json wide = {{"name", "wide"}, {"model", {{"layers", {64, 64}}}}, {"order", "dynamic"}};
-        for (const nlohmann::json& experiment : {small, small, wide}) {
-            info.experiment_json = experiment.dump();
-            QVERIFY(profiler::writeRun(project_, trace.value(), info, "capture").ok());
-        }
-        profiler::SavedSchedule saved;
-        saved.run_id = 2;
-        saved.name = "fine";
-        engine::PolicyConfig fine;
-        fine.name = "pace";
-        fine.segment_bytes = 4096;
-        saved.policy = fine.name;
-        saved.segment_bytes = 4096;
-        saved.settings_json = app::scheduleSettingsToJson(fine, {}).dump();
-        QVERIFY(profiler::saveSchedule(project_, saved).ok());
+        const std::string error = pacer::testing::writeCompareProject(
+            project_, {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8),
+                       testing::compareExperiment("wide", 64)});
+        QVERIFY2(error.empty(), error.c_str());
     }
 
     void sessionReadsARunOnce() {

@@ -5,7 +5,7 @@
 #include "app/gui/models/compare_model.h"
 #include "app/gui/models/compare_session.h"
 #include "app/gui/models/sweep_model.h"
-#include "compare_fixture.h"
+#include "tests/app/compare_fixture.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -32,7 +32,8 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_project = m_dir.filePath("compare.pacer");
-        const std::string error = testing::writeCompareProject(m_project.toStdString());
+        const std::string error = testing::writeCompareProject(
+            m_project.toStdString(), {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
         QVERIFY2(error.empty(), error.c_str());
     }
 

@@ -8,7 +8,7 @@
 #include "app/gui/models/schedule_editor_model.h"
 #include "app/gui/schedule_editor_dock.h"
 #include "app/gui/timeline_view.h"
-#include "compare_fixture.h"
+#include "tests/app/compare_fixture.h"
 #include "tests/app/process_helpers.h"
 
 #include <QAction>
@@ -29,7 +29,8 @@ private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_project = m_dir.filePath("compare.pacer");
-        const std::string error = testing::writeCompareProject(m_project.toStdString());
+        const std::string error = testing::writeCompareProject(
+            m_project.toStdString(), {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
         QVERIFY2(error.empty(), error.c_str());
         m_window = std::make_unique<MainWindow>();
         m_window->resize(1400, 900);

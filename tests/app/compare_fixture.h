@@ -1,27 +1,32 @@
-// A project for the compare view's tests: the sample Pacer trace stored twice as runs of experiment "small" (so
-// that differences between them are given), and a schedule "fine" (pace, 4 KiB segments) saved on run 2.
+// A project for the comparison's tests (the CLI's and the GUI's compare view): the sample Pacer trace stored once
+// per experiment given (runs 1, 2, ...), and a schedule "fine" (pace, 4 KiB segments) saved on run 2.
 #pragma once
 
 #include "app/common/policy_json.h"
-#include "pacer/config.h"
 #include "profiler/import_chrome.h"
 #include "profiler/project.h"
 
-#include <QString>
+#include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace pacer::testing {
 
+inline nlohmann::json compareExperiment(const std::string& name, int width) {
+    return {{"name", name}, {"model", {{"layers", {width, width}}}}, {"order", "dynamic"}};
+}
+
 // Returns an error message, empty on success.
-inline std::string writeCompareProject(const std::string& project) {
+inline std::string writeCompareProject(const std::string& project, const std::vector<nlohmann::json>& experiments) {
     profiler::RunInfo info;
-    auto trace = profiler::parseChromeTrace({PACER_SOURCE_DIR "/samples/traces/pacer_export.json"}, &info);
+    auto trace = profiler::parseChromeTrace({PACER_SAMPLES_DIR "/traces/pacer_export.json"}, &info);
     if (!trace.ok()) return trace.status().message();
     info.backend = "cpu";
-    info.experiment_json = R"({"name":"small","model":{"layers":[8,8]},"order":"dynamic"})";
-    for (int i = 0; i < 2; ++i)
+    for (const nlohmann::json& experiment : experiments) {
+        info.experiment_json = experiment.dump();
         if (auto id = profiler::writeRun(project, trace.value(), info, "capture"); !id.ok()) return id.status().message();
+    }
     profiler::SavedSchedule saved;
     saved.run_id = 2;
     saved.name = "fine";

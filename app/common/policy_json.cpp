@@ -23,6 +23,7 @@ bool policyConfigFromJson(const json& j, engine::PolicyConfig* out, std::string*
             else if (key == "fusion_groups") c.fusion_groups = value.get<std::vector<std::vector<int>>>();
             else if (key == "buckets") c.buckets = value.get<std::vector<std::vector<int>>>();
             else if (key == "priorities") c.priorities = value.get<std::vector<int>>();
+            else if (key == "tensor_segment_bytes") c.tensor_segment_bytes = value.get<std::vector<std::size_t>>();
             else {
                 *error = "policy: unknown setting '" + key + "'";
                 return false;
@@ -48,6 +49,7 @@ json policyConfigToJson(const engine::PolicyConfig& c) {
     if (!c.fusion_groups.empty()) j["fusion_groups"] = c.fusion_groups;
     if (!c.priorities.empty()) j["priorities"] = c.priorities;
     if (!c.buckets.empty()) j["buckets"] = c.buckets;
+    if (!c.tensor_segment_bytes.empty()) j["tensor_segment_bytes"] = c.tensor_segment_bytes;
     return j;
 }
 

@@ -38,6 +38,17 @@ QString AnalysisPanel::summary() const
     return m_summary->text();
 }
 
+profiler::analysis::RunAnalysis AnalysisPanel::analysisNow() const
+{
+    const TimelineModel* timeline = m_timeline->model();
+    const std::shared_ptr<const profiler::RunTrace>& trace = timeline->timelineIndex().trace;
+    if (!trace || timeline->isLarge())
+        return {};
+    if (trace == m_shownTrace)
+        return m_model->analysis();
+    return profiler::analysis::analyzeRun(*trace);
+}
+
 void AnalysisPanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
@@ -60,6 +71,7 @@ void AnalysisPanel::refresh()
     if (!trace || timeline->isLarge()) {
         m_jobs.request([] { return Done{}; });  // supersedes an analysis still running for an older run
         m_model->setAnalysis({});
+        m_shownTrace.reset();
         m_summary->setText(timeline->isLarge() ? tr("This run is read a window at a time; analyse it with "
                                                     "pacer-cli analyze --project FILE.")
                                                : QString());
@@ -67,7 +79,7 @@ void AnalysisPanel::refresh()
     }
     m_jobs.request([trace = std::move(trace), count = &m_analyses] {
         ++*count;
-        return Done{profiler::analysis::analyzeRun(*trace), QThread::currentThread()};
+        return Done{profiler::analysis::analyzeRun(*trace), QThread::currentThread(), trace};
     });
 }
 
@@ -99,6 +111,7 @@ void AnalysisPanel::showAnalysis(Done done)
     m_summary->setText(text);
     m_timeline->setPath(std::move(marks));
     m_model->setAnalysis(std::move(analysis));
+    m_shownTrace = std::move(done.trace);
     emit analysed();
 }
 

@@ -36,6 +36,9 @@ public:
     const QThread* lastAnalysisThread() const { return m_lastThread; }
     // An analysis is asked for or running.
     bool isBusy() const { return m_jobs.isBusy(); }
+    // The analysis of the run shown now, for an export: the panel's when it is of that run, else computed here
+    // and now (a hidden panel has not analysed it); empty for no run or a large run read by window.
+    profiler::analysis::RunAnalysis analysisNow() const;
 
 public slots:
     // Analyses the run the timeline shows (a large run read by window is not analysed here: too many events).
@@ -51,6 +54,7 @@ private:
     struct Done {
         profiler::analysis::RunAnalysis analysis;
         const QThread* thread = nullptr;
+        std::shared_ptr<const profiler::RunTrace> trace;  // the run analysed
     };
     void showAnalysis(Done done);
 
@@ -60,6 +64,7 @@ private:
     QLabel* m_summary;
     bool m_stale = true;  // the shown run changed while the panel was hidden
     const QThread* m_lastThread = nullptr;
+    std::shared_ptr<const profiler::RunTrace> m_shownTrace;  // the run whose analysis the panel shows
     std::atomic<int> m_analyses{0};
     NewestWins<Done> m_jobs;
 };

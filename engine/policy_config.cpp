@@ -110,6 +110,14 @@ Status validate(const PolicyConfig& c, const std::vector<TensorInfo>& tensors) {
     if (!c.priorities.empty() && c.priorities.size() != tensors.size())
         return Status::error("manual priorities list " + std::to_string(c.priorities.size()) + " values for " +
                              std::to_string(tensors.size()) + " tensors; give one per tensor");
+    if (!c.tensor_segment_bytes.empty() && c.tensor_segment_bytes.size() != tensors.size())
+        return Status::error("per-tensor segment sizes list " + std::to_string(c.tensor_segment_bytes.size()) +
+                             " values for " + std::to_string(tensors.size()) + " tensors; give one per tensor (0 = the "
+                             "policy's segment size)");
+    for (std::size_t i = 0; i < c.tensor_segment_bytes.size(); ++i)
+        if (c.tensor_segment_bytes[i] > 0 && c.tensor_segment_bytes[i] < sizeof(float))
+            return Status::error("segment size of tensor " + std::to_string(i) + " is " +
+                                 std::to_string(c.tensor_segment_bytes[i]) + " bytes; it must be at least 4 bytes (one float)");
     return Status::success();
 }
 

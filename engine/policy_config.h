@@ -29,7 +29,17 @@ struct PolicyConfig {
     std::size_t fuse_below_bytes = 64 << 10;           // pace: adjacent tensors below this are fused (greedy)
     std::vector<std::vector<int>> fusion_groups;       // pace: explicit groups of adjacent tensor ids (DP search)
     std::vector<int> priorities;                       // manual: priority per tensor id (lower = sooner)
+    // pace, manual, bytescheduler: a segment size per tensor id, 0 = segment_bytes; empty = segment_bytes for all.
+    // (A tensor pace fuses travels whole, whatever its size here.)
+    std::vector<std::size_t> tensor_segment_bytes;
 };
+
+// The segment size a tensor is cut with under this configuration.
+inline std::size_t segmentBytesOf(const PolicyConfig& config, int tensor) {
+    const auto i = static_cast<std::size_t>(tensor);
+    return i < config.tensor_segment_bytes.size() && config.tensor_segment_bytes[i] > 0 ? config.tensor_segment_bytes[i]
+                                                                                         : config.segment_bytes;
+}
 
 // Checks the settings against the tensors: a clear message for a segment of 0 bytes, a credit below 1, an
 // unknown policy name, fusion groups that are not adjacent, overlapping or out of range, and so on.

@@ -82,17 +82,26 @@ engine::Result<std::vector<CompareItem>> parseCompareItems(const std::vector<std
                     for (const auto& n : engine::policyNames()) all += (all.empty() ? "" : ", ") + n;
                     return all;
                 }() + ") nor a schedule saved in " + project);
-            std::string error;
-            const auto settings = nlohmann::json::parse(it->settings_json, nullptr, false);
-            if (!scheduleSettingsFromJson(settings, &item.config, &item.whatIf, &error))
-                return engine::Status::error(project + ": saved schedule '" + word + "': " + error);
-            item.kind = CompareItem::Kind::Schedule;
-            item.runId = it->run_id;
+            auto fromSaved = itemFromSavedSchedule(*it, project);
+            if (!fromSaved.ok()) return fromSaved.status();
+            item = std::move(fromSaved).value();
         }
         if (item.runId == 0) item.runId = lastRun;
         items.push_back(std::move(item));
     }
     return items;
+}
+
+engine::Result<CompareItem> itemFromSavedSchedule(const profiler::SavedSchedule& saved, const std::string& project) {
+    CompareItem item;
+    item.kind = CompareItem::Kind::Schedule;
+    item.label = saved.name;
+    item.runId = saved.run_id;
+    std::string error;
+    const auto settings = nlohmann::json::parse(saved.settings_json, nullptr, false);
+    if (!scheduleSettingsFromJson(settings, &item.config, &item.whatIf, &error))
+        return engine::Status::error(project + ": saved schedule '" + saved.name + "': " + error);
+    return item;
 }
 
 engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<CompareItem>& items,

@@ -65,6 +65,10 @@ public:
     const std::string& project() const { return m_project; }
     // runId 0 = the latest run.
     engine::Result<std::shared_ptr<const ReplayInput>> input(std::int64_t runId);
+    // A run the caller has already read (the GUI's shown run): later items naming it are not read again.
+    void add(std::shared_ptr<const ReplayInput> input) {
+        if (input && input->runId > 0) m_inputs[input->runId] = std::move(input);
+    }
 
 private:
     std::string m_project;
@@ -77,6 +81,9 @@ private:
 // (0 = the latest run).
 engine::Result<std::vector<CompareItem>> parseCompareItems(const std::vector<std::string>& words,
                                                            const std::string& project, std::int64_t defaultRun);
+
+// A schedule saved in the project, as an item that replays on its own run.
+engine::Result<CompareItem> itemFromSavedSchedule(const profiler::SavedSchedule& saved, const std::string& project);
 
 engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<CompareItem>& items,
                                    const engine::SimOptions& options = {});

@@ -60,6 +60,7 @@ bool policyConfigFromJson(const json& j, engine::PolicyConfig* out, std::string*
             else if (key == "fusion_groups") c.fusion_groups = whole<std::vector<std::vector<int>>>(value);
             else if (key == "buckets") c.buckets = whole<std::vector<std::vector<int>>>(value);
             else if (key == "priorities") c.priorities = whole<std::vector<int>>(value);
+            else if (key == "tensor_segment_bytes") c.tensor_segment_bytes = whole<std::vector<std::size_t>>(value);
             else {
                 *error = "policy: unknown setting " + json(key).dump();  // escaped: a key may hold a line break
                 return false;
@@ -89,6 +90,7 @@ json policyConfigToJson(const engine::PolicyConfig& c) {
     if (!c.fusion_groups.empty()) j["fusion_groups"] = c.fusion_groups;
     if (!c.priorities.empty()) j["priorities"] = c.priorities;
     if (!c.buckets.empty()) j["buckets"] = c.buckets;
+    if (!c.tensor_segment_bytes.empty()) j["tensor_segment_bytes"] = c.tensor_segment_bytes;
     return j;
 }
 

@@ -1,12 +1,22 @@
 // The analysis panel: per rank the time split into compute, exposed communication and idle, the overlap of
 // communication with compute, the straggler, and the critical path of an iteration (listed here and outlined on
 // the timeline). The figures come from profiler/analysis, as `pacer-cli analyze` prints them.
+//
+// The analysis reads every event of the shown run, and the shown run changes at every replay the schedule editor
+// draws (a slider drag resets the timeline many times a second): so the panel analyses only while it is visible
+// (a hidden panel remembers that it is stale and analyses when shown), and off the GUI thread, newest wins.
 #pragma once
+
+#include "app/gui/models/newest_wins.h"
+#include "profiler/analysis/trace_analysis.h"
 
 #include <QWidget>
 
+#include <atomic>
+
 class QLabel;
 class QTableView;
+class QThread;
 
 namespace pacer::gui {
 
@@ -20,16 +30,43 @@ public:
 
     AnalysisModel* model() const { return m_model; }
     QString summary() const;
+    // Analyses actually run, and the thread the latest ran on (tests: hidden panels do no work, none on the GUI
+    // thread).
+    int analysesRun() const { return m_analyses.load(); }
+    const QThread* lastAnalysisThread() const { return m_lastThread; }
+    // An analysis is asked for or running.
+    bool isBusy() const { return m_jobs.isBusy(); }
+    // The analysis of the run shown now, for an export: the panel's when it is of that run, else computed here
+    // and now (a hidden panel has not analysed it); empty for no run or a large run read by window.
+    profiler::analysis::RunAnalysis analysisNow() const;
 
 public slots:
     // Analyses the run the timeline shows (a large run read by window is not analysed here: too many events).
     void refresh();
 
+signals:
+    void analysed();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    struct Done {
+        profiler::analysis::RunAnalysis analysis;
+        const QThread* thread = nullptr;
+        std::shared_ptr<const profiler::RunTrace> trace;  // the run analysed
+    };
+    void showAnalysis(Done done);
+
     TimelineView* m_timeline;
     AnalysisModel* m_model;
     QTableView* m_table;
     QLabel* m_summary;
+    bool m_stale = true;  // the shown run changed while the panel was hidden
+    const QThread* m_lastThread = nullptr;
+    std::shared_ptr<const profiler::RunTrace> m_shownTrace;  // the run whose analysis the panel shows
+    std::atomic<int> m_analyses{0};
+    NewestWins<Done> m_jobs;
 };
 
 }  // namespace pacer::gui

@@ -199,9 +199,11 @@ QString FileActions::exportTimeline(const QString& path)
 QString FileActions::exportAnalysisCsv(const QString& path)
 {
     auto* panel = m_window->findChild<AnalysisPanel*>();
-    if (!panel || panel->model()->analysis().ranks.empty())
+    // The panel analyses only while visible: an export of a run it has not analysed computes the figures now.
+    const profiler::analysis::RunAnalysis analysis = panel ? panel->analysisNow() : profiler::analysis::RunAnalysis{};
+    if (analysis.ranks.empty())
         return report(tr("There are no analysis figures to export: show a run that is not read by window"));
-    return writeExport(path, kAnalysisCsvHeader, analysisCsv(panel->model()->analysis()));
+    return writeExport(path, kAnalysisCsvHeader, analysisCsv(analysis));
 }
 
 QString FileActions::exportRangeCsv(const QString& path)

@@ -1,5 +1,7 @@
 // pacer: the GUI. `pacer [PROJECT.pacer] [--experiment FILE]`; with no project it opens the sample
 // experiment's project in the user's data directory and offers Run.
+#include "app/gui/analysis_panel.h"
+#include "app/gui/compare_dock.h"
 #include "app/gui/main_window.h"
 #include "app/gui/schedule_editor_dock.h"
 #include "app/gui/models/zoom_state.h"
@@ -28,6 +30,44 @@ QString findSampleExperiment()
     return QStringLiteral(PACER_SOURCE_DIR "/samples/") + name;
 }
 
+// The compare view with something in it: the shown run and the one before it pinned, then the project's saved schedules, or (none
+// saved) the run replayed under pace (self-tuned), ddp and fifo.
+void showCompareView(pacer::gui::MainWindow& window)
+{
+    window.resize(1600, 1000);
+    QObject::connect(
+        &window, &pacer::gui::MainWindow::projectLoaded, &window,
+        [&window] {
+            pacer::gui::CompareDock* compare = window.compareDock();
+            compare->show();
+            window.resizeDocks({compare}, {640}, Qt::Vertical);
+            compare->pinShownRun();
+            // The run before it too (Pacer lists runs newest first): a capture and its follow-up side by side.
+            const auto& runs = window.projectModel()->overview().runs;
+            if (runs.size() >= 2)
+                compare->session()->pinRun(runs[1].id);
+            const pacer::app::ReplayInput* input = window.scheduleDock()->editor()->input();
+            if (!input)
+                return;
+            auto saved = pacer::profiler::listSchedules(window.projectPath().toStdString());
+            int pinned = 0;
+            for (const auto& s : saved.ok() ? saved.value() : std::vector<pacer::profiler::SavedSchedule>{})
+                if (pinned < 4 && compare->session()->pinSavedSchedule(s).ok())
+                    ++pinned;
+            for (const char* policy : {"pace", "ddp", "fifo"}) {
+                if (pinned > 0)
+                    break;  // the saved schedules say what the user wants compared
+                pacer::app::CompareItem item;
+                item.runId = input->runId;
+                item.label = policy;
+                item.config.name = policy;
+                item.config.segment_bytes = 0;  // the run's own size; a plain pace tunes itself
+                compare->session()->pinSchedule(item);
+            }
+        },
+        Qt::SingleShotConnection);
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -51,9 +91,9 @@ int main(int argc, char** argv)
                                         QStringLiteral("Open the project, save the window as a PNG, and quit."),
                                         QStringLiteral("png"));
     const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("With --screenshot: timeline (default), schedule (the editor, after its replay) "
-                                                 "or analysis (the analysis panel under the timeline, the critical path "
-                                                 "outlined)."),
+                                  QStringLiteral("timeline (default), schedule (the editor, after its replay), compare "
+                                                 "(the shown run and replays of it pinned in the compare view) or analysis "
+                                                 "(the analysis panel under the timeline, the critical path outlined)."),
                                   QStringLiteral("name"), QStringLiteral("timeline"));
     parser.addOption(experiment);
     parser.addOption(screenshot);
@@ -61,8 +101,9 @@ int main(int argc, char** argv)
     parser.process(app);
     const QString viewName = parser.value(view);
     if (viewName != QLatin1String("timeline") && viewName != QLatin1String("schedule") &&
-        viewName != QLatin1String("analysis")) {
-        std::fprintf(stderr, "pacer: error: --view must be timeline, schedule or analysis, not '%s'\n", qPrintable(viewName));
+        viewName != QLatin1String("analysis") && viewName != QLatin1String("compare")) {
+        std::fprintf(stderr, "pacer: error: --view must be timeline, schedule, compare or analysis, not '%s'\n",
+                     qPrintable(viewName));
         return 2;
     }
 
@@ -80,6 +121,9 @@ int main(int argc, char** argv)
     if (QFileInfo::exists(projectPath))
         window.openProject(projectPath);
 
+    if (viewName == QLatin1String("compare"))
+        showCompareView(window);
+
     if (parser.isSet(screenshot)) {
         const QString out = parser.value(screenshot);
         if (viewName == QLatin1String("analysis")) {
@@ -94,10 +138,29 @@ int main(int argc, char** argv)
         };
         // Grab once the project has loaded (or failed), and for the schedule view once its replay is drawn; give up
         // after 30 s rather than hang.
-        if (viewName == QLatin1String("schedule")) {
+        if (viewName == QLatin1String("compare")) {
+            // Once the comparison and the sweep have both arrived.
+            auto* poll = new QTimer(&window);
+            QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, grab] {
+                pacer::gui::CompareDock* compare = window.compareDock();
+                if (!compare->session()->latest().comparison || compare->session()->isBusy() ||
+                    compare->sweepModel()->isBusy() || compare->sweepModel()->rowCount() == 0)
+                    return;
+                poll->stop();
+                QTimer::singleShot(200, grab);
+            });
+            poll->start(100);
+        } else if (viewName == QLatin1String("schedule")) {
             window.resize(1600, 900);
             QObject::connect(window.scheduleDock()->editor(), &pacer::gui::ScheduleEditorModel::replayed, &window,
                              [grab] { QTimer::singleShot(100, grab); });
+        } else if (auto* panel = window.findChild<pacer::gui::AnalysisPanel*>();
+                   viewName == QLatin1String("analysis") && panel) {
+            window.scheduleDock()->hide();
+            // The panel analyses off the GUI thread once the run is shown.
+            QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [panel, grab] {
+                QObject::connect(panel, &pacer::gui::AnalysisPanel::analysed, panel, [grab] { QTimer::singleShot(100, grab); });
+            });
         } else {
             window.scheduleDock()->hide();
             QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [grab] { QTimer::singleShot(100, grab); });

@@ -1,5 +1,6 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/compare_dock.h"
 #include "app/gui/experiment_editor_dialog.h"
 #include "app/gui/file_actions.h"
 #include "app/gui/legend_widget.h"
@@ -122,6 +123,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     viewMenu->addAction(treeDock->toggleViewAction());
     createScheduleDock(viewMenu);
+    m_compareDock = addCompareDock(this, viewMenu);
 
 #if PACER_GUI_HAVE_LAUNCHER
     m_launcher = new app::RunLauncher(this);

@@ -30,6 +30,7 @@ class RunLauncher;
 
 namespace pacer::gui {
 
+class CompareDock;
 class LegendWidget;
 class ScheduleEditorDock;
 class PredictionCheckDock;
@@ -65,6 +66,7 @@ public:
     TimelineView* timeline() const { return m_timeline; }
     ScheduleEditorDock* scheduleDock() const { return m_scheduleDock; }
     PredictionCheckDock* predictionCheckDock() const { return m_checkDock; }
+    CompareDock* compareDock() const { return m_compareDock; }
     ProjectTreeModel* projectModel() const { return m_projectModel; }
     QAction* runAction() const { return m_runAction; }
     bool isLoading() const;
@@ -102,6 +104,7 @@ private:
     LegendWidget* m_legend = nullptr;
     ScheduleEditorDock* m_scheduleDock = nullptr;
     PredictionCheckDock* m_checkDock = nullptr;
+    CompareDock* m_compareDock = nullptr;
     std::optional<ScheduleSettings> m_runningSchedule;  // the editor's settings while their run is in flight
     qint64 m_checkRun = 0;                              // the run to check against the prediction once loaded
     std::vector<int> m_rankIterations;                  // progress per rank of the run in flight

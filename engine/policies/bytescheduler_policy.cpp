@@ -8,7 +8,7 @@ namespace pacer::engine {
 std::unique_ptr<Policy> makeByteSchedulerPolicy(const PolicyConfig& config, const std::vector<TensorInfo>& tensors) {
     std::vector<PriorityItem> items;
     for (const TensorInfo& t : tensors) {
-        for (const Piece& p : cutIntoSegments(t, config.segment_bytes)) items.push_back(PriorityItem{{p}, {t.id}, t.layer});
+        for (const Piece& p : cutIntoSegments(t, segmentBytesOf(config, t.id))) items.push_back(PriorityItem{{p}, {t.id}, t.layer});
     }
     return std::make_unique<PriorityItemsPolicy>("bytescheduler", tensors, std::move(items), config.credit);
 }

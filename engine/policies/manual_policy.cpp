@@ -9,7 +9,7 @@ std::unique_ptr<Policy> makeManualPolicy(const PolicyConfig& config, const std::
     std::vector<PriorityItem> items;
     for (const TensorInfo& t : tensors) {
         const int priority = config.priorities.empty() ? defaultPriority(t) : config.priorities[t.id];
-        for (const Piece& p : cutIntoSegments(t, config.segment_bytes)) items.push_back(PriorityItem{{p}, {t.id}, priority});
+        for (const Piece& p : cutIntoSegments(t, segmentBytesOf(config, t.id))) items.push_back(PriorityItem{{p}, {t.id}, priority});
     }
     return std::make_unique<PriorityItemsPolicy>("manual", tensors, std::move(items), 1);
 }

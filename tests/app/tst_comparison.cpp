@@ -4,6 +4,7 @@
 // as runs of experiment "small", once as a run of experiment "wide" (another model), plus a saved schedule.
 #include "app/common/comparison.h"
 #include "app/common/policy_json.h"
+#include "compare_fixture.h"
 #include "process_helpers.h"
 #include "profiler/import_chrome.h"
 #include "profiler/project.h"
@@ -22,26 +23,10 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         project_ = dir_.filePath("two-experiments.pacer").toStdString();
-        profiler::RunInfo info;
-        auto trace = profiler::parseChromeTrace({samplePath("traces/pacer_export.json").toStdString()}, &info);
-        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.status().message().c_str());
-        info.backend = "cpu";
-        const nlohmann::json small = {{"name", "small"}, {"model", {{"layers", {8, 8}}}}, {"order", "dynamic"}};
-        const nlohmann::json wide = {{"name", "wide"}, {"model", {{"layers", {64, 64}}}}, {"order", "dynamic"}};
-        for (const nlohmann::json& experiment : {small, small, wide}) {
-            info.experiment_json = experiment.dump();
-            QVERIFY(profiler::writeRun(project_, trace.value(), info, "capture").ok());
-        }
-        profiler::SavedSchedule saved;
-        saved.run_id = 2;
-        saved.name = "fine";
-        engine::PolicyConfig fine;
-        fine.name = "pace";
-        fine.segment_bytes = 4096;
-        saved.policy = fine.name;
-        saved.segment_bytes = 4096;
-        saved.settings_json = app::scheduleSettingsToJson(fine, {}).dump();
-        QVERIFY(profiler::saveSchedule(project_, saved).ok());
+        const std::string error = pacer::testing::writeCompareProject(
+            project_, {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8),
+                       testing::compareExperiment("wide", 64)});
+        QVERIFY2(error.empty(), error.c_str());
     }
 
     void sessionReadsARunOnce() {
@@ -170,6 +155,34 @@ private slots:
         QVERIFY2(text.out.contains("replay of run 1") && text.out.contains("replay of run 3") &&
                      text.out.contains("experiment small") && text.out.contains("experiment wide"),
                  text.out.constData());
+    }
+
+    // Changes against a baseline: the N-th item (default the first), within its experiment only; the text table
+    // marks the baseline, and a baseline beyond the items is bad usage (exit 2, one line).
+    void cliChangesAgainstTheBaseline() {
+        const QString project = QString::fromStdString(project_);
+        auto items = app::parseCompareItems({"1", "2", "3"}, project_, 0);
+        QVERIFY(items.ok());
+        app::ProjectInputs inputs(project_);
+        auto c = app::compare(inputs, items.value());
+        QVERIFY(c.ok());
+        const auto r = runCli({"compare", "--project", project, "1", "2", "3", "--baseline", "2", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json()["baseline"].toInt(), 2);
+        const QJsonArray rows = r.json()["items"].toArray();
+        QCOMPARE(rows[0].toObject()["change_vs_baseline"].toDouble(), *app::changeAgainst(c.value(), 0, 1));
+        QCOMPARE(rows[1].toObject()["change_vs_baseline"].toDouble(), 0.0);
+        QVERIFY(!rows[2].toObject().contains("change_vs_baseline"));  // run 3 trained another experiment
+        const auto text = runCli({"compare", "--project", project, "1", "2"});
+        QVERIFY2(text.exitCode == 0 && text.out.contains("vs base"), text.out.constData());
+        for (const QByteArray& line : text.out.split('\n')) {
+            if (line.startsWith("1 ")) QVERIFY2(line.contains(" base "), line.constData());  // the first item is the baseline
+            if (line.startsWith("2 ")) QVERIFY2(line.contains("%  ") && !line.contains(" base "), line.constData());
+        }
+        const auto bad = runCli({"compare", "--project", project, "1", "2", "--baseline", "3"});
+        QCOMPARE(bad.exitCode, 2);
+        QCOMPARE(bad.errLines().size(), 1);
+        QVERIFY2(bad.err.contains("--baseline 3: there are only 2 items"), bad.err.constData());
     }
 
 private:

@@ -8,7 +8,6 @@
 //     inputs: the zoo's BERT-base (199 tensors, no measured run) and a captured run of a 40 M-parameter MLP
 //     (--project, or captured here with pacer-cli in full mode; --quick uses BERT-base only and fewer moves).
 //     Target (issue #13): median <= 16 ms, p99 <= 33 ms.
-#include "app/gui/analysis_panel.h"
 #include "app/gui/main_window.h"
 #include "app/gui/schedule_editor_dock.h"
 #include "app/gui/timeline_view.h"
@@ -42,9 +41,6 @@ double percentile(std::vector<double> v, double p) {
 }
 
 void measure(const char* label, MainWindow& window, int moves) {
-    // The analysis panel (issue 12) re-analyses the whole shown run on the GUI thread at every model reset, even
-    // while its dock is hidden; that is measured apart from the editor's path here (see the report of issue 13).
-    if (auto* panel = window.findChild<AnalysisPanel*>()) QObject::disconnect(window.timeline()->model(), nullptr, panel, nullptr);
     ScheduleEditorModel& editor = *window.scheduleDock()->editor();
     QSlider* slider = window.scheduleDock()->segmentSlider();
     editor.setPolicy("pace");

@@ -45,10 +45,11 @@ const std::vector<Command>& commands() {
           false},
          runSweep},
         {"compare",
-         "compare --project PROJECT [--run ID] RUN_OR_SCHEDULE... [--json]   (a run id; POLICY[:SEGMENT_BYTES][@RUN]\n"
-         "                  or a saved schedule's name, replayed on @RUN, else on the last run named before it,\n"
-         "                  else on --run, else on the latest run; one table per experiment)",
-         {{"project", "run"}, {"json"}, true},
+         "compare --project PROJECT [--run ID] [--baseline N] RUN_OR_SCHEDULE... [--json]   (a run id;\n"
+         "                  POLICY[:SEGMENT_BYTES][@RUN] or a saved schedule's name, replayed on @RUN, else on the last\n"
+         "                  run named before it, else on --run, else on the latest run; one table per experiment;\n"
+         "                  changes against the N-th item, default the first, within its experiment)",
+         {{"project", "run", "baseline"}, {"json"}, true},
          runCompare},
         {"diff",
          "diff    --project PROJECT A B [--run ID] [--json]   (A, B: run ids, or POLICY[:SEGMENT_BYTES] replayed on\n"

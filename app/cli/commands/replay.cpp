@@ -206,6 +206,12 @@ int runCompare(const Args& args) {
     auto comparison = app::compare(inputs, items.value());
     if (!comparison.ok()) throw usageError(comparison.message());
     const app::Comparison& c = comparison.value();
+    // Differences are against one item (the first unless --baseline N names another), within its experiment only.
+    const auto baselineArg = args.integer("baseline", 1, 1 << 30);
+    const std::size_t baseline = baselineArg ? static_cast<std::size_t>(*baselineArg) - 1 : 0;
+    if (baseline >= c.rows.size())
+        throw usageError("--baseline " + std::to_string(baseline + 1) + ": there are only " +
+                         std::to_string(c.rows.size()) + " items");
 
     auto rowJson = [&](std::size_t i) {
         const app::CompareRow& row = c.rows[i];
@@ -220,6 +226,7 @@ int runCompare(const Args& args) {
         j["group"] = row.group;
         if (row.measuredIterMs > 0) j["measured_iter_ms"] = row.measuredIterMs;
         if (!row.settings.empty()) j["settings"] = row.settings;
+        if (auto change = app::changeAgainst(c, i, baseline)) j["change_vs_baseline"] = *change;
         return j;
     };
     if (args.flag("json")) {
@@ -227,7 +234,7 @@ int runCompare(const Args& args) {
         for (std::size_t i = 0; i < c.rows.size(); ++i) rows.push_back(rowJson(i));
         for (const app::CompareGroup& g : c.groups) groups.push_back({{"experiment", g.experimentName}, {"runs", g.runs}});
         printJson({{"project", project}, {"items", rows}, {"experiments", groups},
-                   {"mixed_experiments", c.mixedExperiments()}});
+                   {"mixed_experiments", c.mixedExperiments()}, {"baseline", baseline + 1}});
         return 0;
     }
     // One table per experiment: times of runs that trained different things are not set side by side.
@@ -237,9 +244,10 @@ int runCompare(const Args& args) {
         const std::string name = c.groups[g].experimentName.empty() ? "(no experiment recorded)" : c.groups[g].experimentName;
         std::printf("%sexperiment %s, run%s %s\n", g ? "\n" : "", name.c_str(), c.groups[g].runs.size() > 1 ? "s" : "",
                     runs.c_str());
-        std::printf("%-20s %-16s %-22s %12s %19s %12s %12s %9s  %s\n", "item", "kind", "policy", "predicted ms",
-                    "band ms", "measured ms", "exposed ms", "overlap", "settings");
-        for (const app::CompareRow& row : c.rows) {
+        std::printf("%-20s %-16s %-22s %12s %19s %12s %12s %9s %9s  %s\n", "item", "kind", "policy", "predicted ms",
+                    "band ms", "measured ms", "exposed ms", "overlap", "vs base", "settings");
+        for (std::size_t i = 0; i < c.rows.size(); ++i) {
+            const app::CompareRow& row = c.rows[i];
             if (row.group != static_cast<int>(g)) continue;
             const bool isRun = row.item.kind == app::CompareItem::Kind::Run;
             const std::string kind = (isRun ? "run " : "replay of run ") + std::to_string(row.runId);
@@ -249,9 +257,12 @@ int runCompare(const Args& args) {
             char band[64] = "-";
             if (!row.band.iteration_ms.empty())
                 std::snprintf(band, sizeof band, "%.3f..%.3f", row.band.low_ms, row.band.high_ms);
-            std::printf("%-20s %-16s %-22s %12.3f %19s %12s %12.3f %8.0f%%  %s\n", row.item.label.c_str(), kind.c_str(),
+            char change[32] = "-";
+            if (i == baseline) std::snprintf(change, sizeof change, "base");
+            else if (auto x = app::changeAgainst(c, i, baseline)) std::snprintf(change, sizeof change, "%+.1f%%", *x * 100);
+            std::printf("%-20s %-16s %-22s %12.3f %19s %12s %12.3f %8.0f%% %9s  %s\n", row.item.label.c_str(), kind.c_str(),
                         policy.c_str(), row.predicted.figures.iter_ms, band, measured,
-                        row.predicted.figures.exposed_comm_ms, row.predicted.figures.overlap * 100,
+                        row.predicted.figures.exposed_comm_ms, row.predicted.figures.overlap * 100, change,
                         row.settings.c_str());
         }
     }

@@ -3,8 +3,6 @@
 #include "app/common/policy_json.h"
 #include "app/common/trace_conversion.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <limits>
@@ -80,40 +78,22 @@ ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSetting
     return out;
 }
 
-ReplayWorker::ReplayWorker(QObject* parent) : QObject(parent) { m_pool.setMaxThreadCount(1); }
+ReplayWorker::ReplayWorker(QObject* parent)
+    : QObject(parent), m_jobs(this, [this](quint64, const ReplayOutcome& outcome) { emit replayed(outcome); }) {}
 
-ReplayWorker::~ReplayWorker() { m_pool.waitForDone(); }
+ReplayWorker::~ReplayWorker() = default;
 
 void ReplayWorker::setInput(std::shared_ptr<const app::ReplayInput> input) {
     m_input = std::move(input);
-    m_pending.reset();
+    m_jobs.dropPending();
 }
 
 quint64 ReplayWorker::request(const ScheduleSettings& settings) {
-    const quint64 generation = ++m_generation;
-    m_pending = std::make_pair(generation, settings);
-    if (!m_running) startNext();
-    return generation;
-}
-
-void ReplayWorker::startNext() {
-    if (!m_pending || !m_input) return;
-    auto [generation, settings] = std::move(*m_pending);
-    m_pending.reset();
-    m_running = true;
-    ++m_computed;
-    auto* watcher = new QFutureWatcher<ReplayOutcome>(this);
-    connect(watcher, &QFutureWatcher<ReplayOutcome>::finished, this, [this, watcher] {
-        watcher->deleteLater();
-        m_running = false;
-        const ReplayOutcome outcome = watcher->result();
-        emit replayed(outcome);
-        startNext();
-    });
+    if (!m_input) return m_jobs.generation();
     // The input is shared, immutable, and kept alive by the task for as long as it runs.
-    watcher->setFuture(QtConcurrent::run(&m_pool, [input = m_input, settings, generation] {
+    return m_jobs.request([input = m_input, settings, generation = m_jobs.generation() + 1] {
         return computeReplay(*input, settings, generation);
-    }));
+    });
 }
 
 }  // namespace pacer::gui

@@ -8,11 +8,11 @@
 #pragma once
 
 #include "app/common/replay_session.h"
+#include "app/gui/models/newest_wins.h"
 #include "app/gui/models/timeline_model.h"
 
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
 #include <memory>
 #include <optional>
@@ -57,22 +57,16 @@ public:
 
     // Queues a replay; returns its generation.
     quint64 request(const ScheduleSettings& settings);
-    bool isBusy() const { return m_running; }
-    quint64 generation() const { return m_generation; }
-    int computed() const { return m_computed; }  // replays actually run (superseded requests are skipped)
+    bool isBusy() const { return m_jobs.isBusy(); }
+    quint64 generation() const { return m_jobs.generation(); }
+    int computed() const { return m_jobs.computed(); }  // replays actually run (superseded requests are skipped)
 
 signals:
     void replayed(const pacer::gui::ReplayOutcome& outcome);
 
 private:
-    void startNext();
-
-    QThreadPool m_pool;
     std::shared_ptr<const app::ReplayInput> m_input;
-    std::optional<std::pair<quint64, ScheduleSettings>> m_pending;
-    quint64 m_generation = 0;
-    bool m_running = false;
-    int m_computed = 0;
+    NewestWins<ReplayOutcome> m_jobs;
 };
 
 }  // namespace pacer::gui

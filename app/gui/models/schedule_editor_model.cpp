@@ -111,6 +111,18 @@ void ScheduleEditorModel::moveTensor(int from, int to) {
     edit(next, tr("Priority of %1").arg(QString::fromStdString(tensors[static_cast<std::size_t>(tensor)].name)));
 }
 
+void ScheduleEditorModel::setTensorSegment(int tensor, std::size_t bytes) {
+    const std::size_t n = input() ? input()->workload.tensors.size() : 0;
+    if (tensor < 0 || static_cast<std::size_t>(tensor) >= n) return;
+    ScheduleSettings next = m_settings;
+    std::vector<std::size_t>& sizes = next.config.tensor_segment_bytes;
+    sizes.resize(n, 0);
+    sizes[static_cast<std::size_t>(tensor)] = bytes > 0 ? std::clamp(bytes, kMinSegment, kMaxSegment) : 0;
+    if (std::all_of(sizes.begin(), sizes.end(), [](std::size_t b) { return b == 0; })) sizes.clear();
+    const auto& tensors = input()->workload.tensors;
+    edit(next, tr("Segment of %1").arg(QString::fromStdString(tensors[static_cast<std::size_t>(tensor)].name)));
+}
+
 engine::Result<QString> ScheduleEditorModel::optimize() {
     if (!input()) return engine::Status::error("nothing to optimize: open a run or a profile first");
     const app::ReplayInput& in = *input();

@@ -43,6 +43,8 @@ public:
     std::vector<int> priorityOrder() const;
     // Moves the tensor at position `from` of priorityOrder() to position `to`; switches to the manual policy.
     void moveTensor(int from, int to);
+    // A tensor's own segment size (clamped to the slider's range); 0 = the policy's.
+    void setTensorSegment(int tensor, std::size_t bytes);
 
     // Segment sweep 4 KiB..256 MiB for the policy's segment size, then (pace) the fusion search; applies the best
     // as one edit. Returns a line for the status bar, or an error.

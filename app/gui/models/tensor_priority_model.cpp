@@ -21,9 +21,11 @@ void TensorPriorityModel::refresh() {
         endResetModel();
         return;
     }
-    if (order == m_order) return;
+    const std::vector<std::size_t>& segments = m_editor->settings().config.tensor_segment_bytes;
+    if (order == m_order && segments == m_segments) return;
     m_order = std::move(order);
-    emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    m_segments = segments;
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 int TensorPriorityModel::rowCount(const QModelIndex& parent) const {
@@ -38,6 +40,18 @@ QVariant TensorPriorityModel::data(const QModelIndex& index, int role) const {
     const engine::TensorInfo& t = m_editor->input()->workload.tensors[static_cast<std::size_t>(id)];
     if (role == Qt::TextAlignmentRole && index.column() != Name)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    const engine::PolicyConfig& config = m_editor->settings().config;
+    const bool own = static_cast<std::size_t>(id) < config.tensor_segment_bytes.size() &&
+                     config.tensor_segment_bytes[static_cast<std::size_t>(id)] > 0;
+    if (index.column() == Segment) {
+        const QString size = QString::fromStdString(app::formatSize(static_cast<std::int64_t>(engine::segmentBytesOf(config, id))));
+        if (role == Qt::EditRole) return own ? size : QString();
+        if (role == Qt::DisplayRole) return own ? size : tr("(%1)").arg(size);
+        if (role == Qt::ToolTipRole)
+            return own ? tr("This tensor's own segment size; clear it for the policy's")
+                       : tr("The policy's segment size; type a size to give this tensor its own");
+        return {};
+    }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
         case Name: return QString::fromStdString(t.name);
@@ -55,13 +69,28 @@ QVariant TensorPriorityModel::headerData(int section, Qt::Orientation orientatio
         case Layer: return tr("Layer");
         case Bytes: return tr("Bytes");
         case Priority: return tr("Priority");
+        case Segment: return tr("Segment");
         default: return {};
     }
 }
 
 Qt::ItemFlags TensorPriorityModel::flags(const QModelIndex& index) const {
     const Qt::ItemFlags base = QAbstractTableModel::flags(index);
-    return index.isValid() ? base | Qt::ItemIsDragEnabled : base | Qt::ItemIsDropEnabled;
+    if (!index.isValid()) return base | Qt::ItemIsDropEnabled;
+    return index.column() == Segment ? base | Qt::ItemIsDragEnabled | Qt::ItemIsEditable : base | Qt::ItemIsDragEnabled;
+}
+
+bool TensorPriorityModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    if (role != Qt::EditRole || !index.isValid() || index.column() != Segment || index.row() >= rowCount()) return false;
+    const QString text = value.toString().trimmed();
+    std::size_t bytes = 0;  // the policy's
+    if (!text.isEmpty() && text.compare(QLatin1String("default"), Qt::CaseInsensitive) != 0) {
+        const auto parsed = app::parseSize(text.toStdString());
+        if (!parsed || *parsed < 4) return false;
+        bytes = static_cast<std::size_t>(*parsed);
+    }
+    m_editor->setTensorSegment(m_order[static_cast<std::size_t>(index.row())], bytes);
+    return true;
 }
 
 QMimeData* TensorPriorityModel::mimeData(const QModelIndexList& indexes) const {

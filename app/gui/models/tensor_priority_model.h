@@ -1,6 +1,8 @@
 // The schedule editor's tensor list: one row per gradient tensor in priority order (most urgent first), with
 // name, layer, bytes and priority. Dragging a row to another place changes its priority (the manual policy):
-// the drop goes through ScheduleEditorModel::moveTensor, so it is one undoable edit and replays at once.
+// the drop goes through ScheduleEditorModel::moveTensor, so it is one undoable edit and replays at once. The
+// Segment column is editable: a tensor's own segment size ("256KiB"; empty = the policy's), through
+// ScheduleEditorModel::setTensorSegment, likewise one undoable edit.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -12,7 +14,7 @@ class ScheduleEditorModel;
 class TensorPriorityModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Layer, Bytes, Priority, ColumnCount };
+    enum Column { Name, Layer, Bytes, Priority, Segment, ColumnCount };
     static constexpr const char* kMimeType = "application/x-pacer-tensor-row";
 
     explicit TensorPriorityModel(ScheduleEditorModel* editor, QObject* parent = nullptr);
@@ -22,6 +24,8 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
+    // Segment column: a size ("64KiB", "65536"), or empty / "default" for the policy's; false for anything else.
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
     Qt::DropActions supportedDropActions() const override { return Qt::MoveAction; }
     QStringList mimeTypes() const override { return {kMimeType}; }
@@ -35,6 +39,7 @@ private:
 
     ScheduleEditorModel* m_editor;
     std::vector<int> m_order;  // tensor ids, most urgent first
+    std::vector<std::size_t> m_segments;  // the settings' per-tensor segment sizes, as last shown
 };
 
 }  // namespace pacer::gui

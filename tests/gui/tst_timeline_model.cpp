@@ -247,8 +247,18 @@ private slots:
         QCOMPARE(model.index(2, 0, runs).data().toString(), QStringLiteral("#1 first · fifo"));
         QCOMPARE(model.index(2, 0, runs).data(ProjectTreeModel::RunIdRole).toLongLong(), qint64(1));
         QCOMPARE(model.runIndex(1), model.index(2, 0, runs));
+        QVERIFY(model.index(0, 0, runs).data(ProjectTreeModel::TunedRole).toString().isEmpty());
+        // A run that tuned itself says so, and its tooltip gives what it chose instead of the experiment's segment.
+        overview.runs.push_back({4, "", "pace", 2, 3, 4 << 20, "plan order, 2 channels, 1 MiB segments, 3 fusion groups"});
+        model.setOverview(overview);
+        const QModelIndex tuned = model.index(0, 0, model.index(0, 0, model.index(0, 0)));
+        QCOMPARE(tuned.data().toString(), QStringLiteral("#4 pace (tuned)"));
+        QCOMPARE(tuned.data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("run 4: policy pace, 2 ranks, 3 iterations, tuned itself: plan order, 2 channels, "
+                                "1 MiB segments, 3 fusion groups"));
+        QCOMPARE(tuned.data(ProjectTreeModel::TunedRole).toString(), overview.runs.back().tuned);
         QCOMPARE(model.parent(model.index(0, 0, runs)), runs);
-        const QModelIndex schedules = model.index(1, 0, experiment);
+        const QModelIndex schedules = model.index(1, 0, model.index(0, 0));
         QCOMPARE(model.index(0, 0, schedules).data(ProjectTreeModel::ScheduleIdRole).toLongLong(), qint64(5));
     }
 };

@@ -1,8 +1,10 @@
 #include "profiler/import_chrome.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -159,31 +161,53 @@ void readKinetoArgs(const json& args, RawEvent& e) {
         e.groupSize = static_cast<int>(g->get<std::int64_t>());
 }
 
-// Builds each event object as a small DOM (one at a time) and hands it over; everything else at the top level is
-// kept as DOM in `meta`. Number texts of "ts"/"dur" are kept for exact conversion.
+// The members of the event being read that the importer looks at, in fixed slots rather than a DOM object (map
+// nodes, key compares and frees per member were a good part of the import's time).
+struct EventMembers {
+    static constexpr std::array<std::string_view, 8> kNames = {"ph", "name", "cat", "pid", "tid", "ts", "dur", "args"};
+    std::array<json, kNames.size()> value;
+    std::array<bool, kNames.size()> present{};
+
+    static int slotOf(std::string_view k) {
+        for (std::size_t i = 0; i < kNames.size(); ++i)
+            if (kNames[i] == k) return static_cast<int>(i);
+        return -1;
+    }
+    const json* find(std::string_view k) const {
+        const int i = slotOf(k);
+        return i >= 0 && present[static_cast<std::size_t>(i)] ? &value[static_cast<std::size_t>(i)] : nullptr;
+    }
+};
+
+// Reads each event's members into fixed slots (arguments as a small DOM, one event at a time) and hands it over;
+// everything else at the top level is kept as DOM in `meta`. Number texts of "ts"/"dur" are kept for exact conversion.
 class TraceSax {
 public:
     TraceSax(ParsedFile& file, const int* line) : file_(file), line_(line) {}
 
-    bool null() { return value(json(nullptr)); }
-    bool boolean(bool v) { return value(json(v)); }
-    bool number_integer(json::number_integer_t v) { return value(json(v)); }
-    bool number_unsigned(json::number_unsigned_t v) { return value(json(v)); }
+    bool null() { return skipped() || value(json(nullptr)); }
+    bool boolean(bool v) { return skipped() || value(json(v)); }
+    bool number_integer(json::number_integer_t v) { return skipped() || value(json(v)); }
+    bool number_unsigned(json::number_unsigned_t v) { return skipped() || value(json(v)); }
     bool number_float(json::number_float_t v, const std::string& raw) {
-        if (inEvent() && stack_.size() == eventDepth_ && (key_ == "ts" || key_ == "dur")) rawNumbers_[key_] = raw;
+        if (skipped()) return true;
+        if (inEvent() && stack_.size() == eventDepth_) {
+            if (key_ == "ts") rawTs_ = raw;
+            if (key_ == "dur") rawDur_ = raw;
+        }
         return value(json(v));
     }
-    bool string(std::string& v) { return value(json(std::move(v))); }
+    bool string(std::string& v) { return skipped() || value(json(std::move(v))); }
     bool binary(json::binary_t&) { return fail("binary values are not JSON"); }
 
-    bool start_object(std::size_t) { return open(json::object()); }
-    bool start_array(std::size_t) { return open(json::array()); }
+    bool start_object(std::size_t) { return skipContainer() || open(json::object()); }
+    bool start_array(std::size_t) { return skipContainer() || open(json::array()); }
     bool key(std::string& k) {
-        key_ = k;
+        if (skipDepth_ == 0) key_ = k;
         return true;
     }
-    bool end_object() { return close(); }
-    bool end_array() { return close(); }
+    bool end_object() { return endSkipped() || close(); }
+    bool end_array() { return endSkipped() || close(); }
 
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
         // nlohmann's message already carries "line L, column C".
@@ -207,6 +231,30 @@ private:
         return false;
     }
     bool inEvent() const { return eventDepth_ != 0; }
+
+    // Inside an event only the members handleEvent reads become DOM: the rest of Kineto's arguments (grid, block,
+    // stream, occupancy, External id, ...) cost a node each for nothing and were most of the import's time.
+    static bool argumentRead(const std::string& k) {
+        return k == "iteration" || k == "layer" || k == "tensor" || k == "segment" || k == "priority" || k == "bytes" ||
+               k == "correlation" || k == "name" || k == "Input Dims" || k == "In msg nelems" || k == "dtype" ||
+               k == "Collective name" || k == "Group size";
+    }
+    bool unread() const {
+        if (!inEvent() || !stack_.back().value.is_object()) return false;
+        if (stack_.size() == eventDepth_) return EventMembers::slotOf(key_) < 0;
+        return stack_.size() == eventDepth_ + 1 && stack_.back().key == "args" && !argumentRead(key_);
+    }
+    // A scalar that is skipped, or inside a container being skipped.
+    bool skipped() const { return skipDepth_ > 0 || unread(); }
+    bool skipContainer() {
+        if (skipDepth_ > 0 || unread()) ++skipDepth_;
+        return skipDepth_ > 0;
+    }
+    bool endSkipped() {
+        if (skipDepth_ == 0) return false;
+        --skipDepth_;
+        return true;
+    }
     bool isEventsArray(std::size_t depth) const {
         // The top-level array (JSON array format) or the array under the top-level "traceEvents" key.
         if (depth == 1) return stack_[0].value.is_array();
@@ -221,7 +269,9 @@ private:
             if (!container.is_object()) return fail("trace event " + std::to_string(eventCount_) + ": expected an object");
             eventDepth_ = stack_.size() + 1;
             eventLine_ = *line_;
-            rawNumbers_.clear();
+            rawTs_.clear();
+            rawDur_.clear();
+            members_.present.fill(false);
         }
         if (stack_.size() == 1 && key_ == "traceEvents") {
             if (!container.is_array()) return fail("'traceEvents' must be an array");
@@ -239,7 +289,7 @@ private:
         if (inEvent() && stack_.size() + 1 == eventDepth_) {
             eventDepth_ = 0;
             ++eventCount_;
-            return handleEvent(done.value);
+            return handleEvent();
         }
         if (stack_.empty()) {
             if (done.value.is_object()) {
@@ -260,6 +310,13 @@ private:
     }
 
     bool attach(json v) {
+        if (inEvent() && stack_.size() == eventDepth_) {  // a member of the event: into its slot
+            const int i = EventMembers::slotOf(key_);
+            if (i < 0) return true;
+            members_.value[static_cast<std::size_t>(i)] = std::move(v);
+            members_.present[static_cast<std::size_t>(i)] = true;
+            return true;
+        }
         Frame& parent = stack_.back();
         // Nothing but events is kept from the events array; other containers under the top level stay as DOM.
         if (parent.value.is_object()) parent.value[key_] = std::move(v);
@@ -274,14 +331,14 @@ private:
         return std::nullopt;
     }
 
-    bool timeField(const json& ev, const char* field, std::int64_t* out, bool* present) {
-        auto it = ev.find(field);
-        *present = it != ev.end();
+    bool timeField(const char* field, std::int64_t* out, bool* present) {
+        const json* it = members_.find(field);
+        *present = it != nullptr;
         if (!*present) return true;
         if (!it->is_number()) return fail(std::string("expected number for '") + field + "'");
         std::optional<std::int64_t> ns;
         if (it->is_number_float()) {
-            ns = microsToNs(rawNumbers_[field], it->get<double>());
+            ns = microsToNs(std::string_view(field) == "ts" ? rawTs_ : rawDur_, it->get<double>());
         } else if (it->is_number_unsigned() ? it->get<std::uint64_t>() < 4'600'000'000'000'000ULL
                                             : it->get<std::int64_t>() > -4'600'000'000'000'000LL &&
                                                   it->get<std::int64_t>() < 4'600'000'000'000'000LL) {  // no llabs: |INT64_MIN| is UB
@@ -303,32 +360,32 @@ private:
         return true;
     }
 
-    bool handleEvent(const json& ev) {
+    bool handleEvent() {
         RawEvent e;
         e.line = eventLine_;
-        auto ph = ev.find("ph");
-        if (ph == ev.end()) return fail("trace event " + std::to_string(eventCount_ - 1) + ": missing 'ph'");
+        const json* ph = members_.find("ph");
+        if (!ph) return fail("trace event " + std::to_string(eventCount_ - 1) + ": missing 'ph'");
         if (!ph->is_string() || ph->get_ref<const std::string&>().size() != 1) return fail("expected one-letter string for 'ph'");
         e.ph = ph->get_ref<const std::string&>()[0];
-        if (auto n = ev.find("name"); n != ev.end()) {
+        if (const json* n = members_.find("name")) {
             if (!n->is_string()) return fail("expected string for 'name'");
             e.name = n->get<std::string>();
         }
-        if (auto c = ev.find("cat"); c != ev.end() && c->is_string()) e.cat = c->get<std::string>();
-        if (auto p = ev.find("pid"); p != ev.end()) {
+        if (const json* c = members_.find("cat"); c && c->is_string()) e.cat = c->get<std::string>();
+        if (const json* p = members_.find("pid")) {
             auto t = idText(*p);
             if (!t) return fail("expected number or string for 'pid'");
             e.pid = *t;
         }
-        if (auto p = ev.find("tid"); p != ev.end()) {
+        if (const json* p = members_.find("tid")) {
             auto t = idText(*p);
             if (!t) return fail("expected number or string for 'tid'");
             e.tid = *t;
         }
         const json* args = nullptr;
-        if (auto a = ev.find("args"); a != ev.end()) {
+        if (const json* a = members_.find("args")) {
             if (!a->is_object()) return fail("expected object for 'args'");
-            args = &*a;
+            args = a;
         }
         if (e.ph == 'M') {
             if (args && args->contains("name") && (*args)["name"].is_string()) {
@@ -340,9 +397,9 @@ private:
         }
         if (e.ph != 'X' && e.ph != 'B' && e.ph != 'E') return true;  // instants, counters, flows: not spans
         bool hasTs = false;
-        if (!timeField(ev, "ts", &e.ts, &hasTs)) return false;
+        if (!timeField("ts", &e.ts, &hasTs)) return false;
         if (!hasTs) return fail("missing 'ts'");
-        if (!timeField(ev, "dur", &e.dur, &e.hasDur)) return false;
+        if (!timeField("dur", &e.dur, &e.hasDur)) return false;
         if (e.ph == 'X' && !e.hasDur) return fail("'X' event without 'dur'");
         if (e.dur < 0) return fail("negative 'dur'");
         if (args) {
@@ -376,7 +433,9 @@ private:
     std::size_t eventDepth_ = 0;  // stack depth of the event object being built; 0 when outside one
     int eventLine_ = 0;
     std::size_t eventCount_ = 0;
-    std::map<std::string, std::string> rawNumbers_;
+    EventMembers members_;
+    std::string rawTs_, rawDur_;  // the number texts of "ts" and "dur", for exact conversion
+    int skipDepth_ = 0;           // > 0 while inside a container no one reads
     bool sawEventsArray_ = false;
     std::string error_;
 };
@@ -390,6 +449,13 @@ Status parseWith(It first, It last, ParsedFile& file, const int* line) {
     return okStatus();
 }
 
+// Whether `text` holds `lowerWord` in any case (no lower-cased copy of every event's name).
+bool containsNoCase(const std::string& text, std::string_view lowerWord) {
+    return std::search(text.begin(), text.end(), lowerWord.begin(), lowerWord.end(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == b;
+           }) != text.end();
+}
+
 // What an event is, from Pacer's own category, Kineto's categories, Horovod's activity names, or the name.
 EventKind classify(const RawEvent& e) {
     if (auto k = eventKindFromName(e.cat)) return *k;
@@ -401,14 +467,11 @@ EventKind classify(const RawEvent& e) {
     if (c == "cuda_sync") return EventKind::Sync;
     if (n.rfind("ProfilerStep#", 0) == 0) return EventKind::Iteration;
     if (c == "user_annotation" || c == "gpu_user_annotation") return EventKind::Marker;
-    std::string lower = n;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    if (lower.find("allreduce") != std::string::npos || lower.find("all_reduce") != std::string::npos)
-        return EventKind::AllReduce;
-    if (lower.find("wait_for") != std::string::npos || lower == "wait") return EventKind::Wait;
-    if (lower.find("memcpy") != std::string::npos) return EventKind::Memcpy;
-    if (lower.find("backward") != std::string::npos) return EventKind::Backward;
-    if (lower.find("optimizer") != std::string::npos) return EventKind::Optimizer;
+    if (containsNoCase(n, "allreduce") || containsNoCase(n, "all_reduce")) return EventKind::AllReduce;
+    if (containsNoCase(n, "wait_for") || (n.size() == 4 && containsNoCase(n, "wait"))) return EventKind::Wait;
+    if (containsNoCase(n, "memcpy")) return EventKind::Memcpy;
+    if (containsNoCase(n, "backward")) return EventKind::Backward;
+    if (containsNoCase(n, "optimizer")) return EventKind::Optimizer;
     if (c == "cpu_op") return EventKind::Forward;
     return EventKind::Marker;
 }
@@ -432,12 +495,9 @@ int worldSizeOf(const ParsedFile& f) {
 }
 
 // A DDP job's replay input, extracted while Kineto's arguments are at hand (profiler/kineto_ddp.h), goes into the
-// run as tracks of its own; the run's experiment record says how it was read, or what the trace lacks for replay
-// ("imported": {"replay": "ddp", "buckets": ...} or {"replay_missing": "..."}), which `replay` reports as it is.
-// One rank's file stands for a symmetric job of its world size.
+// run as tracks of its own. One rank's file stands for a symmetric job of its world size.
 void addReplayInput(const std::vector<ParsedFile>& files, const std::vector<KinetoRank>& ranks, int worldSize,
                     RunTrace& trace, RunInfo& ri) {
-    json imported = {{"format", "chrome"}};
     // The legacy profiler's export: a bare array of PyTorch ops (aten::, autograd::, ProfilerStep#) without categories.
     const bool legacy = std::all_of(files.begin(), files.end(), [](const ParsedFile& f) {
         const bool torchOps = std::any_of(f.events.begin(), f.events.end(), [](const RawEvent& e) {
@@ -445,27 +505,13 @@ void addReplayInput(const std::vector<ParsedFile>& files, const std::vector<Kine
         });
         return f.bareArray && torchOps && std::none_of(f.events.begin(), f.events.end(), [](const RawEvent& e) { return !e.cat.empty(); });
     });
-    auto ddp = extractKinetoDdp(ranks, static_cast<int>(trace.tracks.size()));
-    if (legacy) {
-        imported["replay_missing"] =
-            "a legacy torch.autograd.profiler trace (a bare JSON array without categories or arguments) has no gradient "
-            "or message sizes; record with torch.profiler.profile(activities=[CPU, CUDA], record_shapes=True) and "
-            "prof.export_chrome_trace() on PyTorch 1.8 or newer built with Kineto";
-    } else if (!ddp.ok()) {
-        imported["replay_missing"] = ddp.status().message();
-    } else {
-        DdpReplayInput in = std::move(ddp).value();
-        imported["replay"] = "ddp";
-        imported["buckets"] = in.buckets;
-        imported["exact_sizes"] = in.exactSizes;
-        trace.tensors = std::move(in.tensors);
-        trace.tracks.insert(trace.tracks.end(), in.tracks.begin(), in.tracks.end());
-        trace.events.insert(trace.events.end(), std::make_move_iterator(in.events.begin()), std::make_move_iterator(in.events.end()));
-        ri.policy = "ddp";
-        ri.ranks = std::max(ri.ranks, worldSize);
-        ri.iterations = std::max(ri.iterations, in.iterations);
-    }
-    ri.experiment_json = json{{"imported", imported}}.dump();
+    const std::string missing =
+        legacy ? "a legacy torch.autograd.profiler trace (a bare JSON array without categories or arguments) has no gradient "
+                 "or message sizes; record with torch.profiler.profile(activities=[CPU, CUDA], record_shapes=True) and "
+                 "prof.export_chrome_trace() on PyTorch 1.8 or newer built with Kineto"
+               : std::string();
+    attachDdpReplayInput(extractKinetoDdp(ranks, static_cast<int>(trace.tracks.size())), "chrome", worldSize, missing,
+                         trace, ri);
 }
 
 Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
@@ -529,10 +575,12 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
                                                       (*d)["backend"].is_string())
             ri.backend = (*d)["backend"].get<std::string>();
 
-        // Spans: X as they are; B/E paired per (pid, tid) like a call stack.
-        std::vector<std::pair<RawEvent, EventKind>> spans;
+        // Spans: X as they are (pointing into the file's events, which the DDP extraction reads afterwards); B/E
+        // paired per (pid, tid) like a call stack.
+        std::vector<std::pair<const RawEvent*, EventKind>> spans;
+        std::deque<RawEvent> joined;
         std::map<std::pair<std::string, std::string>, std::vector<RawEvent>> open;
-        for (RawEvent& e : f.events) {
+        for (const RawEvent& e : f.events) {
             if (e.ph == 'B') {
                 open[{e.pid, e.tid}].push_back(e);
             } else if (e.ph == 'E') {
@@ -544,17 +592,26 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
                 b.dur = e.ts - b.ts;
                 b.ph = 'X';
                 const EventKind k = classify(b);
-                spans.emplace_back(std::move(b), k);
+                joined.push_back(std::move(b));
+                spans.emplace_back(&joined.back(), k);
             } else {
-                const EventKind k = classify(e);
-                spans.emplace_back(e, k);
+                spans.emplace_back(&e, classify(e));
             }
         }
         // Tracks in (pid, tid) order; GPU activity makes a stream track, communication alone a comm track.
         std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> byTrack;
-        for (std::size_t i = 0; i < spans.size(); ++i) byTrack[{spans[i].first.pid, spans[i].first.tid}].push_back(i);
-        std::vector<std::int64_t> stepStart, stepEnd;
-        std::vector<int> stepNumber;
+        std::pair<const std::pair<std::string, std::string>, std::vector<std::size_t>>* last = nullptr;
+        for (std::size_t i = 0; i < spans.size(); ++i) {
+            const RawEvent& e = *spans[i].first;
+            // Runs of one thread's events are common: no map look-up for them.
+            if (!last || last->first.first != e.pid || last->first.second != e.tid) last = &*byTrack.try_emplace({e.pid, e.tid}).first;
+            last->second.push_back(i);
+        }
+        struct StepRange {
+            std::int64_t start, end;
+            int number;
+        };
+        std::vector<StepRange> steps;
         for (const auto& [key, idx] : byTrack) {
             Track t;
             t.id = static_cast<int>(trace.tracks.size());
@@ -562,7 +619,7 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
             bool gpu = false, comm = true;
             for (std::size_t i : idx) {
                 const EventKind k = spans[i].second;
-                const std::string& cat = spans[i].first.cat;
+                const std::string& cat = spans[i].first->cat;
                 // GPU work by category (Kineto's or Pacer's), not by name: Horovod's MEMCPY_IN_FUSION_BUFFER is a host copy.
                 gpu |= cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "memcpy" || cat == "memset";
                 comm &= k == EventKind::AllReduce || k == EventKind::Wait || k == EventKind::Marker || k == EventKind::Memcpy;
@@ -572,28 +629,29 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info) {
             std::string tname = f.threadNames.count(key) ? f.threadNames[key] : "tid " + key.second;
             t.name = "rank " + std::to_string(rank) + " " + pname + " / " + tname;
             for (std::size_t i : idx) {
-                const RawEvent& e = spans[i].first;
+                const RawEvent& e = *spans[i].first;
                 TraceEvent te = toTraceEvent(e, spans[i].second, t.id);
                 if (te.kind == EventKind::Iteration) {
                     int n = -1;
                     const std::string digits = e.name.substr(e.name.find('#') + 1);
                     std::from_chars(digits.data(), digits.data() + digits.size(), n);
                     te.iteration = n;
-                    stepStart.push_back(te.start);
-                    stepEnd.push_back(te.end);
-                    stepNumber.push_back(n);
+                    steps.push_back(StepRange{te.start, te.end, n});
                 }
                 trace.events.push_back(std::move(te));
             }
             trace.tracks.push_back(std::move(t));
         }
         // Kineto marks iterations with ProfilerStep#N ranges: events of this rank inside one take its number.
-        if (!stepStart.empty()) {
-            maxIterations = std::max(maxIterations, static_cast<int>(stepStart.size()));
+        // Steps do not overlap: the one an event starts in is the last to start by then.
+        if (!steps.empty()) {
+            maxIterations = std::max(maxIterations, static_cast<int>(steps.size()));
+            std::sort(steps.begin(), steps.end(), [](const StepRange& a, const StepRange& b) { return a.start < b.start; });
             for (TraceEvent& te : trace.events) {
                 if (te.iteration >= 0 || trace.tracks[static_cast<std::size_t>(te.track)].rank != rank) continue;
-                for (std::size_t s = 0; s < stepStart.size(); ++s)
-                    if (te.start >= stepStart[s] && te.start < stepEnd[s]) { te.iteration = stepNumber[s]; break; }
+                auto it = std::upper_bound(steps.begin(), steps.end(), te.start,
+                                           [](std::int64_t t, const StepRange& s) { return t < s.start; });
+                if (it != steps.begin() && te.start < std::prev(it)->end) te.iteration = std::prev(it)->number;
             }
         }
     }

@@ -1,7 +1,8 @@
 // Import of Chrome trace JSON: the PyTorch profiler's Kineto traces (one file per rank, `distributedInfo`,
 // NCCL kernels, ProfilerStep# markers), Horovod's timeline (B/E pairs per tensor) and Pacer's own export.
 //
-// Files are streamed through nlohmann::json's SAX interface, so a large trace is never held as a DOM. Errors
+// Files are streamed through nlohmann::json's SAX interface, so a large trace is never held as a DOM: an event's
+// members go into fixed slots and only the arguments Pacer reads into a small DOM of their own. Errors
 // name the file and line ("trace.json: line 3: expected number for 'ts'"). All files are read and checked before
 // the project is opened: bad input writes nothing.
 #pragma once

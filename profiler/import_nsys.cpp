@@ -1,11 +1,17 @@
 #include "profiler/import_nsys.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
+#include "profiler/chrome_raw_event.h"
 #include "profiler/clock.h"
+#include "profiler/kineto_ddp.h"
 #include "profiler/project.h"
 #include "profiler/schema.h"
 #include "profiler/sqlite_db.h"
@@ -32,6 +38,114 @@ bool hasColumn(sql::Db& db, const std::string& table, const std::string& column)
     st->bind(1, column);
     Status s;
     return st->step(&s);
+}
+
+// One process's rows as the DDP extraction reads Kineto's events (profiler/kineto_ddp.h): kernels ("kernel") and
+// runtime calls ("cuda_runtime") with their correlation ids, NVTX ranges as host ops.
+struct ProcessEvents {
+    std::vector<RawEvent> events;
+    bool trained = false;  // an AccumulateGrad range: a training process, not a launcher
+    int ncclRank = INT32_MAX, ncclRanks = 0;  // from NCCL's communicator ranges, when their payloads say
+};
+
+// PyTorch's emit_nvtx names a range "<op>, seq = N, op_id = M, sizes = [[64, 3], [64]], input_op_ids = [...]"
+// (torch/csrc/profiler/util.cpp, getNvtxStr): the op's name, and the first input's shape when record_shapes=True.
+void readEmitNvtxName(const std::string& text, RawEvent& e) {
+    std::size_t cut = text.size();
+    for (const char* field : {", seq = ", ", op_id = ", ", sizes = "}) cut = std::min(cut, text.find(field));
+    e.name = text.substr(0, cut);
+    const std::size_t sizes = text.find(", sizes = [[", cut);
+    if (sizes == std::string::npos) return;
+    std::int64_t value = 0;
+    bool inNumber = false, ok = true;
+    std::vector<std::int64_t> dims;
+    for (std::size_t i = sizes + 12; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c >= '0' && c <= '9') {
+            if (value > (INT64_MAX - 9) / 10) return;  // no shape has a dimension this large
+            value = value * 10 + (c - '0');
+            inNumber = true;
+        } else if (c == ',' || c == ']') {
+            if (inNumber) dims.push_back(value);
+            else if (c == ',') ok = false;
+            value = 0;
+            inNumber = false;
+            if (c == ']') {
+                e.hasInputDims = ok;
+                if (ok) e.firstInputDims = std::move(dims);
+                return;
+            }
+        } else if (c != ' ') {
+            return;  // not a shape (a symbolic size, a nested list): leave it unknown
+        }
+    }
+}
+
+// User ranges around each training step, "step 3", "iteration 3" or "iter 3", read as Kineto's ProfilerStep#3.
+void readStepName(RawEvent& e) {
+    for (const char* word : {"step ", "iteration ", "iter "}) {
+        const std::size_t n = std::char_traits<char>::length(word);
+        if (e.name.size() <= n || e.name.size() > n + 9) continue;
+        std::string lower = e.name.substr(0, n);
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (lower != word) continue;
+        if (std::all_of(e.name.begin() + static_cast<std::ptrdiff_t>(n), e.name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            e.name = "ProfilerStep#" + e.name.substr(n);
+        return;
+    }
+}
+
+// An integer under `key` in an NVTX payload rendered as JSON (NCCL's schema entry names, nvtx_payload_schemas.h),
+// at its top or a few levels down; deeper nesting is no payload NCCL writes (and would only cost stack).
+std::optional<std::int64_t> payloadInteger(const nlohmann::json& j, const std::string& key, int depth = 0) {
+    if (depth > 4) return std::nullopt;
+    if (j.is_object()) {
+        if (auto it = j.find(key); it != j.end() && it->is_number_integer()) return it->get<std::int64_t>();
+        for (const auto& [k, v] : j.items())
+            if (auto found = payloadInteger(v, key, depth + 1)) return found;
+    } else if (j.is_array()) {
+        for (const auto& v : j)
+            if (auto found = payloadInteger(v, key, depth + 1)) return found;
+    }
+    return std::nullopt;
+}
+
+void addReplayEvent(ProcessEvents& p, EventKind kind, std::int64_t start, std::int64_t end, std::int64_t corr,
+                    const std::string& name, const std::string& payload) {
+    RawEvent e;
+    e.ph = 'X';
+    e.ts = start;
+    e.dur = end - start;
+    e.hasDur = true;
+    e.correlation = corr;
+    if (kind == EventKind::Kernel) {
+        e.cat = "kernel";
+        e.name = name;
+    } else if (kind == EventKind::Runtime) {
+        if (corr == 0) return;  // only launches matter, to match kernels
+        e.cat = "cuda_runtime";
+        e.name = name;
+    } else {
+        e.cat = "cpu_op";
+        readEmitNvtxName(name, e);
+        readStepName(e);
+        p.trained |= e.name == "torch::autograd::AccumulateGrad";
+        if (!payload.empty() && payload.front() == '{') {
+            const auto j = nlohmann::json::parse(payload, nullptr, false);
+            if (auto bytes = payloadInteger(j, "Message size [bytes]"); bytes && *bytes >= 0 && e.name == "ncclAllReduce") {
+                e.msgElements = *bytes;  // NCCL counts the message in bytes
+                e.dtype = "Byte";
+            }
+            auto ranks = payloadInteger(j, "No. of ranks");
+            auto rank = payloadInteger(j, "Rank");
+            // The largest communicator is the job's (DDP's default group); its rank orders the processes.
+            if (ranks && rank && *ranks > p.ncclRanks && *ranks < 1'000'000 && *rank >= 0 && *rank < *ranks) {
+                p.ncclRanks = static_cast<int>(*ranks);
+                p.ncclRank = static_cast<int>(*rank);
+            }
+        }
+    }
+    p.events.push_back(std::move(e));
 }
 
 }  // namespace
@@ -72,6 +186,7 @@ Result<RunTrace> parseNsysSqlite(const std::string& file, RunInfo* info) {
     std::vector<Row> rows;
     std::set<std::int64_t> pids;
     std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> pidOfStream;  // (device, stream) -> pid
+    std::map<std::int64_t, ProcessEvents> replayEvents;                          // pid -> what DDP extraction reads
     for (const Source& src : sources) {
         const std::string table = src.table;
         if (!db->hasTable(table)) continue;
@@ -84,9 +199,14 @@ Result<RunTrace> parseNsysSqlite(const std::string& file, RunInfo* info) {
         } else {
             cols = "t.globalTid, 0, t.globalTid";
         }
+        // NVTX payloads: NCCL's ranges carry a JSON payload (message size, ranks) in newer exports.
+        std::string payload = "NULL";
+        if (src.kind == EventKind::Marker && hasColumn(*db, table, "jsonText"))
+            payload = hasColumn(*db, table, "jsonTextId")
+                          ? "COALESCE(t.jsonText, (SELECT value FROM StringIds WHERE id=t.jsonTextId))" : "t.jsonText";
         const std::string q = "SELECT t.start, t.end, " + std::string(hasCorr ? "t.correlationId" : "0") + ", " +
-                              (hasBytes ? "t.bytes" : "0") + ", " + cols + ", " + src.nameSql + " FROM " + table +
-                              " t" + (src.kind == EventKind::Marker ? " WHERE t.end IS NOT NULL" : "");
+                              (hasBytes ? "t.bytes" : "0") + ", " + cols + ", " + src.nameSql + ", " + payload +
+                              " FROM " + table + " t" + (src.kind == EventKind::Marker ? " WHERE t.end IS NOT NULL" : "");
         auto st = db->prepare(q);
         if (!st) return errorStatus(file + ": table " + table + " lacks the expected columns (" + st.message() + ")");
         Status s;
@@ -100,6 +220,8 @@ Result<RunTrace> parseNsysSqlite(const std::string& file, RunInfo* info) {
             if (r.gpu && r.pid == 0) r.pid = -1;  // unknown: resolved below from the stream's other rows
             if (r.pid >= 0) pids.insert(r.pid);
             if (r.gpu && r.pid >= 0) pidOfStream[{r.a, r.b}] = r.pid;
+            if (r.pid >= 0 && (r.kind == EventKind::Kernel || r.kind == EventKind::Runtime || r.kind == EventKind::Marker))
+                addReplayEvent(replayEvents[r.pid], r.kind, r.start, r.end, r.corr, r.name, st->text(8));
             rows.push_back(std::move(r));
         }
         PROFILER_RETURN_IF_ERROR(s);
@@ -107,9 +229,20 @@ Result<RunTrace> parseNsysSqlite(const std::string& file, RunInfo* info) {
     if (rows.empty()) return errorStatus(file + ": the export holds no activity rows");
     if (pids.empty()) pids.insert(0);
 
-    // One rank per process, in pid order; one track per GPU stream and per CPU thread.
+    // One rank per process. The processes that trained (their emit_nvtx ranges name gradients) come first, in NCCL's
+    // rank order where its ranges said it, so that their ranks are the job's; the rest (a launcher) follow in pid order.
+    std::vector<std::int64_t> order;
+    for (std::int64_t p : pids)
+        if (replayEvents.count(p) && replayEvents[p].trained) order.push_back(p);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
+        return replayEvents[x].ncclRank < replayEvents[y].ncclRank;
+    });
+    const int trainingRanks = static_cast<int>(order.size());
+    for (std::int64_t p : pids)
+        if (std::find(order.begin(), order.end(), p) == order.end()) order.push_back(p);
     std::map<std::int64_t, int> rankOfPid;
-    for (std::int64_t p : pids) rankOfPid.emplace(p, static_cast<int>(rankOfPid.size()));
+    for (std::int64_t p : order) rankOfPid.emplace(p, static_cast<int>(rankOfPid.size()));
+
     RunTrace trace;
     std::map<std::tuple<bool, std::int64_t, std::int64_t>, int> trackIds;
     for (Row& r : rows) {
@@ -143,9 +276,23 @@ Result<RunTrace> parseNsysSqlite(const std::string& file, RunInfo* info) {
     ri.backend = "nsys";
     ri.ranks = static_cast<int>(rankOfPid.size());
     ri.started_ns = wallClockNs();
+
+    // The replay input of a DDP job, from the training processes alone; NCCL's ranges may say the job was larger
+    // than the processes this export holds (one export per node or per rank).
+    std::vector<KinetoRank> ranks;
+    int worldSize = trainingRanks;
+    for (int k = 0; k < trainingRanks; ++k) {
+        const ProcessEvents& p = replayEvents[order[static_cast<std::size_t>(k)]];
+        ranks.push_back(KinetoRank{k, &p.events});
+        worldSize = std::max(worldSize, p.ncclRanks);
+    }
+    if (trainingRanks > 0) ri.ranks = trainingRanks;
+    attachDdpReplayInput(extractKinetoDdp(ranks, static_cast<int>(trace.tracks.size()), DdpTraceSource::NsysNvtx), "nsys",
+                         worldSize, std::string(), trace, ri);
     trace.label = ri.label;
     trace.policy = ri.policy;
     trace.ranks = ri.ranks;
+    trace.iterations = ri.iterations;
     if (info) *info = ri;
     return trace;
 }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 
@@ -21,6 +23,34 @@ bool isAllReduceKernel(const RawEvent& e) {
 bool isNcclKernel(const RawEvent& e) { return e.cat == "kernel" && startsWith(e.name, "nccl"); }
 bool onHost(const RawEvent& e) { return e.cat != "kernel" && e.cat != "gpu_user_annotation" && e.cat != "gpu_memcpy" && e.cat != "gpu_memset"; }
 bool isAllReduceCollective(const std::string& c) { return c == "allreduce" || c == "all_reduce"; }
+
+// What a trace lacks, said as how to record it with the tool that wrote it.
+struct Advice {
+    const char* noSteps;
+    const char* noGradients;
+    const char* noCollectives;
+    const char* noSizes;
+};
+
+const Advice& adviceFor(DdpTraceSource source) {
+    static const Advice kineto{
+        "no ProfilerStep#N ranges (record with torch.profiler.profile(schedule=...) and call prof.step() every iteration)",
+        "no torch::autograd::AccumulateGrad ops, so no gradient tensors (profile the training step, backward included)",
+        "no all-reduce (record_param_comms, c10d::allreduce_, nccl:all_reduce or gloo:all_reduce): not a DDP job's trace",
+        "the all-reduces carry no message sizes and the gradients no shapes (record with "
+        "torch.profiler.profile(record_shapes=True), or with a PyTorch that records record_param_comms)"};
+    static const Advice nsys{
+        "no iteration ranges: neither ProfilerStep#N nor NVTX ranges named 'step N' or 'iteration N' (wrap each "
+        "training step in torch.cuda.nvtx.range(f\"step {i}\"))",
+        "no torch::autograd::AccumulateGrad NVTX ranges, so no gradient tensors (record with nsys profile "
+        "--trace=cuda,nvtx and run the training steps inside torch.autograd.profiler.emit_nvtx(record_shapes=True))",
+        "no all-reduce (NCCL's ncclAllReduce NVTX range, or emit_nvtx's c10d::allreduce_ or nccl:all_reduce): not a "
+        "DDP job's export, or recorded without --trace=nvtx",
+        "the all-reduces carry no message sizes and the gradients no shapes (run the training steps inside "
+        "torch.autograd.profiler.emit_nvtx(record_shapes=True), or use an NCCL whose ncclAllReduce NVTX range carries "
+        "its 'Message size [bytes]' payload)"};
+    return source == DdpTraceSource::NsysNvtx ? nsys : kineto;
+}
 
 // Bytes per element of Kineto's dtype names (c10's ScalarType names); 0 for one replay cannot size.
 int dtypeBytes(const std::string& t) {
@@ -93,8 +123,9 @@ std::vector<const RawEvent*> select(const std::vector<RawEvent>& events, Pred&& 
 // The all-reduces of one rank: launches, their sizes and when each ran.
 std::vector<Collective> collectivesOf(const std::vector<RawEvent>& events) {
     auto launches = select(events, [](const RawEvent& e) { return e.name == kCommsRecord && isAllReduceCollective(e.collective); });
+    // NCCL's own NVTX range (Nsight Systems exports only) first: it is the one that carries the message size.
     if (launches.empty())
-        for (std::string_view name : {"c10d::allreduce_", "nccl:all_reduce", "gloo:all_reduce"}) {
+        for (std::string_view name : {"ncclAllReduce", "c10d::allreduce_", "nccl:all_reduce", "gloo:all_reduce"}) {
             launches = select(events, [&](const RawEvent& e) { return e.name == name && onHost(e); });
             if (!launches.empty()) break;
         }
@@ -138,15 +169,15 @@ std::vector<Step> stepsOf(const std::vector<RawEvent>& events) {
 
 // Everything one rank's trace says about its steps. Steps that are cut off (no launch after their last gradient)
 // are left out.
-Result<std::vector<StepObservation>> observeRank(const KinetoRank& rank) {
+Result<std::vector<StepObservation>> observeRank(const KinetoRank& rank, const Advice& advice) {
     const std::vector<RawEvent>& events = *rank.events;
     const std::string where = "rank " + std::to_string(rank.rank) + ": ";
     const std::vector<Step> steps = stepsOf(events);
-    if (steps.empty()) return errorStatus(where + "no ProfilerStep#N ranges (record with torch.profiler.profile(schedule=...) and call prof.step() every iteration)");
+    if (steps.empty()) return errorStatus(where + advice.noSteps);
     const auto grads = select(events, [](const RawEvent& e) { return e.name == kAccumulateGrad; });
-    if (grads.empty()) return errorStatus(where + "no torch::autograd::AccumulateGrad ops, so no gradient tensors (profile the training step, backward included)");
+    if (grads.empty()) return errorStatus(where + advice.noGradients);
     const std::vector<Collective> collectives = collectivesOf(events);
-    if (collectives.empty()) return errorStatus(where + "no all-reduce (record_param_comms, c10d::allreduce_, nccl:all_reduce or gloo:all_reduce): not a DDP job's trace");
+    if (collectives.empty()) return errorStatus(where + advice.noCollectives);
     const auto backwardOps = select(events, [](const RawEvent& e) { return startsWith(e.name, "autograd::engine::evaluate_function: "); });
     const auto optimizerOps = select(events, [](const RawEvent& e) { return startsWith(e.name, "Optimizer.step#"); });
     const DeviceClock device(events);
@@ -208,10 +239,12 @@ bool kinetoArgsWanted(const std::string& name) {
            startsWith(name, "ncclDevKernel_AllReduce");
 }
 
-Result<DdpReplayInput> extractKinetoDdp(const std::vector<KinetoRank>& ranks, int firstTrackId) {
+Result<DdpReplayInput> extractKinetoDdp(const std::vector<KinetoRank>& ranks, int firstTrackId, DdpTraceSource source) {
+    const Advice& advice = adviceFor(source);
+    if (ranks.empty()) return errorStatus(advice.noGradients);
     std::vector<std::vector<StepObservation>> observed;
     for (const KinetoRank& r : ranks) {
-        PROFILER_ASSIGN_OR_RETURN(auto steps, observeRank(r));
+        PROFILER_ASSIGN_OR_RETURN(auto steps, observeRank(r, advice));
         if (!observed.empty() && steps.front().bucketSizes != observed.front().front().bucketSizes)
             return errorStatus("rank " + std::to_string(r.rank) + " has " + std::to_string(steps.front().ready.size()) +
                                " gradients in " + std::to_string(steps.front().bucketSizes.size()) + " buckets, rank " +
@@ -235,7 +268,7 @@ Result<DdpReplayInput> extractKinetoDdp(const std::vector<KinetoRank>& ranks, in
         std::int64_t total = ref.collectives[b].bytes;
         if (total < 0) {
             if (!in.exactSizes)
-                return errorStatus("the all-reduces carry no message sizes and the gradients no shapes (record with torch.profiler.profile(record_shapes=True), or with a PyTorch that records record_param_comms)");
+                return errorStatus(advice.noSizes);
             total = fromShapes;
         }
         if (in.exactSizes && fromShapes != total) in.exactSizes = false;  // another dtype or layout: keep the sums
@@ -321,6 +354,28 @@ Result<DdpReplayInput> extractKinetoDdp(const std::vector<KinetoRank>& ranks, in
         return a.track != b.track ? a.track < b.track : a.start < b.start;
     });
     return in;
+}
+
+void attachDdpReplayInput(Result<DdpReplayInput> ddp, const std::string& format, int worldSize, const std::string& missing,
+                          RunTrace& trace, RunInfo& info) {
+    nlohmann::json imported = {{"format", format}};
+    if (!missing.empty()) {
+        imported["replay_missing"] = missing;
+    } else if (!ddp.ok()) {
+        imported["replay_missing"] = ddp.status().message();
+    } else {
+        DdpReplayInput in = std::move(ddp).value();
+        imported["replay"] = "ddp";
+        imported["buckets"] = in.buckets;
+        imported["exact_sizes"] = in.exactSizes;
+        trace.tensors = std::move(in.tensors);
+        trace.tracks.insert(trace.tracks.end(), in.tracks.begin(), in.tracks.end());
+        trace.events.insert(trace.events.end(), std::make_move_iterator(in.events.begin()), std::make_move_iterator(in.events.end()));
+        info.policy = "ddp";
+        info.ranks = std::max(info.ranks, worldSize);
+        info.iterations = std::max(info.iterations, in.iterations);
+    }
+    info.experiment_json = nlohmann::json{{"imported", imported}}.dump();
 }
 
 }  // namespace pacer::profiler

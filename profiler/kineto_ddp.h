@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "profiler/chrome_raw_event.h"
+#include "profiler/run_info.h"
 #include "profiler/status.h"
 #include "profiler/trace_model.h"
 
@@ -51,7 +52,21 @@ struct DdpReplayInput {
     int iterations = 0;              // steps used
 };
 
+// Where the events came from, so that a sentence about what is missing says how to record it with that tool.
+enum class DdpTraceSource {
+    Kineto,    // torch.profiler's Chrome trace
+    NsysNvtx,  // an Nsight Systems export: PyTorch's emit_nvtx ranges, NCCL's own ranges, CUPTI kernels
+};
+
 // Fails with a sentence saying what the trace lacks for replay (the import itself goes on without it).
-Result<DdpReplayInput> extractKinetoDdp(const std::vector<KinetoRank>& ranks, int firstTrackId);
+Result<DdpReplayInput> extractKinetoDdp(const std::vector<KinetoRank>& ranks, int firstTrackId,
+                                        DdpTraceSource source = DdpTraceSource::Kineto);
+
+// Puts an extraction's outcome into an imported run: on success the replay-input tracks and tensors, policy "ddp"
+// and at least `worldSize` ranks; either way the run's experiment record {"imported": {"format": F, "replay": "ddp",
+// "buckets": ..., "exact_sizes": ...}} or {"imported": {"format": F, "replay_missing": "..."}}, which `replay`
+// reports as it is. A non-empty `missing` overrides the extraction (a format known to lack what replay needs).
+void attachDdpReplayInput(Result<DdpReplayInput> ddp, const std::string& format, int worldSize, const std::string& missing,
+                          RunTrace& trace, RunInfo& info);
 
 }  // namespace pacer::profiler

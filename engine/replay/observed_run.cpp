@@ -197,15 +197,17 @@ CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize)
 }
 
 // How long after a collective ends the compute stream that waited for it goes on: per wait span that a collective
-// of its rank ended (the latest collective end inside the wait), the wait's end minus that end; the mean.
-double resumeLatency(const ObservedRun& run) {
+// of its rank ended (the latest collective end inside the wait), the wait's end minus that end; the mean over the
+// counted iterations (an iteration set aside as an outlier, where a thread lost its core for 100 ms, must not set
+// every wake-up of the replay).
+double resumeLatency(const ObservedRun& run, const Counted& counts) {
     std::map<int, std::vector<Nanos>> commEnds;  // rank -> ends, sorted
     for (const ObservedSpan& s : run.spans)
         if (s.kind == ObservedSpan::Comm) commEnds[s.rank].push_back(s.end);
     for (auto& [rank, ends] : commEnds) std::sort(ends.begin(), ends.end());
     std::vector<double> samples;
     for (const ObservedSpan& s : run.spans) {
-        if (s.kind != ObservedSpan::Wait) continue;
+        if (s.kind != ObservedSpan::Wait || !counts(s.iteration)) continue;
         auto it = commEnds.find(s.rank);
         if (it == commEnds.end()) continue;
         const auto& ends = it->second;
@@ -252,7 +254,7 @@ int readyLayer(const ObservedRun& run, int tensor, std::int64_t bytes) {
 // link idle (the previous collective had ended before the unit was ready); the mean. Single-tensor collectives
 // are preferred; fused ones are sampled only when there are none (a DDP run: every bucket is fused), since a
 // policy may hold a fused unit back on purpose (Horovod's cycle), which the simulator models by itself.
-double dispatchLatency(const ObservedRun& run) {
+double dispatchLatency(const ObservedRun& run, const Counted& counts) {
     const std::map<std::pair<int, int>, Nanos> backwardEnd = latestBackwardEnds(run);
     // (iteration, tensor, segment) -> latest start and end over ranks, and the layer that made the unit ready.
     struct Unit {
@@ -277,6 +279,7 @@ double dispatchLatency(const ObservedRun& run) {
     std::vector<double> singles, fused;
     for (std::size_t i = 1; i < units.size(); ++i) {
         const auto& [start, end, iteration, layer, single] = units[i];
+        if (!counts(iteration)) continue;
         if (layer < 0) continue;
         auto it = backwardEnd.find({iteration, layer});
         if (it == backwardEnd.end()) continue;
@@ -425,8 +428,8 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
         if (v.second > 0) rates.push_back(v.first / v.second);
     w.update_ns_per_element = mean(rates);
 
-    w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run)));
-    w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run)));
+    w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run, counts)));
+    w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run, counts)));
     {
         // The tail: per iteration the latest rank's (the next collective waits for it), then the mean.
         std::map<int, double> latestTail;
@@ -595,6 +598,10 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         auto w = extractWorkload(run, {iteration});
         auto c = fitCostModel(run, {iteration});
         if (!w.ok() || !c.ok()) continue;  // an iteration without collectives (cut short) estimates nothing
+        // The threads' wake-up latencies come from the kept iterations together: one iteration holds a sample or
+        // two of each, often none (which would read as no latency at all).
+        w.value().resume_ns = model.workload.resume_ns;
+        w.value().dispatch_ns = model.workload.dispatch_ns;
         model.iterations.push_back({iteration, observed[iteration], std::move(w).value(), std::move(c).value()});
     }
     return model;

@@ -8,10 +8,13 @@
 #include "profiler/project.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
+#include <sqlite3.h>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -23,6 +26,18 @@ using pacer::profiler::EventKind;
 namespace {
 
 const QString kDdpNccl = QStringLiteral("traces/ddp_nccl_rank0.json");
+
+// An Nsight Systems export built from its SQL text in samples/traces (the samples stay reviewable as text).
+QString exportFromSql(const QTemporaryDir& dir, const QString& sqlSample) {
+    QFile sql(samplePath(sqlSample));
+    if (!sql.open(QIODevice::ReadOnly)) return {};
+    const QString out = dir.filePath(QFileInfo(sqlSample).completeBaseName() + ".sqlite");
+    sqlite3* db = nullptr;
+    const bool ok = sqlite3_open(out.toUtf8().constData(), &db) == SQLITE_OK &&
+                    sqlite3_exec(db, sql.readAll().constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    return ok ? out : QString();
+}
 
 // The bucket sizes the trace's record_param_comms ops give ("In msg nelems" x 4 bytes of Float), launch order.
 const std::vector<std::int64_t> kBucketBytes = {2049000LL * 4, 7875584LL * 4, 6563840LL * 4, 6637568LL * 4, 2431040LL * 4};
@@ -114,22 +129,77 @@ private slots:
                  qPrintable(QString("predicted %1 ms, measured %2 ms").arg(predicted).arg(measured)));
     }
 
+    // An Nsight Systems export of a two-rank DDP job (emit_nvtx ranges, NCCL's ranges and payloads; hand-written
+    // from the documented schema, see samples/traces/README.md) replays like a Kineto trace, its self-replay within
+    // 10% of the measured step.
+    void replaysNsysExport_data() {
+        QTest::addColumn<QStringList>("extra");
+        QTest::newRow("ddp") << QStringList{"--policy", "ddp"};
+        QTest::newRow("fifo") << QStringList{"--policy", "fifo"};
+        QTest::newRow("pace") << QStringList{"--policy", "pace", "--segment-bytes", "1KiB"};
+        QTest::newRow("what-if ranks") << QStringList{"--policy", "ddp", "--ranks", "8"};
+    }
+    void replaysNsysExport() {
+        QFETCH(QStringList, extra);
+        const QString project = dir_.filePath("nsys-ddp.pacer");
+        if (!QFile::exists(project)) {
+            const QString db = exportFromSql(dir_, "traces/nsys_ddp_2rank.sql");
+            QVERIFY(!db.isEmpty());
+            const ProcessResult r = runCli({"import", "--format", "nsys", db, "--out", project});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+        }
+        const ProcessResult r = runCli(QStringList{"replay", "--project", project, "--json"} + extra);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject j = r.json();
+        const double measured = j["measured_iter_ms"].toDouble(), predicted = j["predicted_iter_ms"].toDouble();
+        QCOMPARE(measured, 10.0);  // the export's 10 ms steps
+        if (extra.contains("--ranks")) return;
+        QVERIFY2(std::abs(predicted - measured) <= 0.10 * measured,
+                 qPrintable(QString("predicted %1 ms, measured %2 ms").arg(predicted).arg(measured)));
+    }
+
+    // What a prediction rests on is printed: the fitted cost of each message size the trace has (its buckets),
+    // ascending, and no agreement round (a GPU run agrees in rounds of its own, which the buckets' times include).
+    void printsTheFittedCosts() {
+        const ProcessResult r = runCli({"replay", "--project", project_, "--policy", "ddp", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject j = r.json();
+        std::set<std::int64_t> expected(kBucketBytes.begin(), kBucketBytes.end());
+        std::vector<std::int64_t> sizes;
+        for (const QJsonValue& v : j["cost_table"].toArray()) {
+            sizes.push_back(static_cast<std::int64_t>(v.toObject()["bytes"].toDouble()));
+            QVERIFY(v.toObject()["us"].toDouble() > 0);
+        }
+        QVERIFY(std::is_sorted(sizes.begin(), sizes.end()));
+        QCOMPARE(std::set<std::int64_t>(sizes.begin(), sizes.end()), expected);
+        QCOMPARE(j["round_us"].toDouble(), 0.0);
+    }
+
     // What a trace lacks for replay is said in one line, exit 2, naming how to record it.
     void refusesTracesWithoutReplayInput_data() {
+        QTest::addColumn<QString>("format");
         QTest::addColumn<QStringList>("files");
         QTest::addColumn<QString>("mentions");
         QTest::newRow("legacy profiler array (real, Debian's torch 1.13, 2-rank Gloo DDP)")
-            << QStringList{samplePath("traces/legacy_ddp_gloo_rank0.json")} << "record_shapes=True";
-        QTest::newRow("kineto without autograd ops") << QStringList{samplePath("traces/kineto_rank0.json"),
-                                                                    samplePath("traces/kineto_rank1.json")}
+            << "chrome" << QStringList{samplePath("traces/legacy_ddp_gloo_rank0.json")} << "record_shapes=True";
+        QTest::newRow("kineto without autograd ops") << "chrome" << QStringList{samplePath("traces/kineto_rank0.json"),
+                                                                                samplePath("traces/kineto_rank1.json")}
                                                      << "AccumulateGrad";
-        QTest::newRow("horovod timeline") << QStringList{samplePath("traces/horovod_timeline.json")} << "ProfilerStep";
+        QTest::newRow("horovod timeline") << "chrome" << QStringList{samplePath("traces/horovod_timeline.json")} << "ProfilerStep";
+        // Real Nsight Systems exports (pipit's test data), not DDP jobs: built from their SQL text below.
+        QTest::newRow("nsys 2024.5 export without emit_nvtx (real, CloverLeaf)")
+            << "nsys" << QStringList{"traces/nsys_real_cloverleaf_2024.sql"} << "emit_nvtx(record_shapes=True)";
     }
     void refusesTracesWithoutReplayInput() {
+        QFETCH(QString, format);
         QFETCH(QStringList, files);
         QFETCH(QString, mentions);
+        if (format == "nsys") {
+            files = QStringList{exportFromSql(dir_, files.front())};
+            QVERIFY(!files.front().isEmpty());
+        }
         const QString project = dir_.filePath(QString("refuse-%1.pacer").arg(++count_));
-        const ProcessResult imported = runCli(QStringList{"import", "--format", "chrome"} + files + QStringList{"--out", project});
+        const ProcessResult imported = runCli(QStringList{"import", "--format", format} + files + QStringList{"--out", project});
         QVERIFY2(imported.exitCode == 0, imported.err.constData());  // it still imports, to be looked at
         const ProcessResult r = runCli({"replay", "--project", project, "--policy", "ddp"});
         QCOMPARE(r.exitCode, 2);

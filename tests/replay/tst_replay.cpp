@@ -32,6 +32,14 @@ ObservedSpan comm(int rank, int iteration, int tensor, std::int64_t bytes, Nanos
     return s;
 }
 
+// A "capture" of `truth` under fifo: twelve simulated iterations (the first a warm-up) as an observed run.
+ObservedRun simulatedFifoCapture(const Workload& truth) {
+    PolicyConfig fifo;
+    fifo.name = "fifo";
+    Result<ReplayResult> captured = replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{12, 1});
+    return captured.ok() ? toObservedRun(truth, captured.value().sim, "fifo") : ObservedRun{};
+}
+
 ObservedRun twoTensorRun() {
     ObservedRun run;
     run.ranks = 2;
@@ -175,12 +183,10 @@ private slots:
     // prediction holds the prediction; with identical iterations it has no width at all.
     void outlierIterationIsSetAsideAndTheBandHoldsThePrediction() {
         const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
-        const CostModel cost{100'000, 2.0, {}};
         PolicyConfig fifo;
         fifo.name = "fifo";
-        Result<ReplayResult> captured = replay(truth, cost, fifo, WhatIf{}, SimOptions{12, 1});
-        QVERIFY(captured.ok());
-        ObservedRun run = toObservedRun(truth, captured.value().sim, "fifo");
+        ObservedRun run = simulatedFifoCapture(truth);
+        QVERIFY(!run.spans.empty());
 
         Result<ObservedModel> clean = modelObservedRun(run);
         QVERIFY2(clean.ok(), clean.status().message().c_str());
@@ -206,6 +212,40 @@ private slots:
         QCOMPARE(noisy.value().workload.layers[2].backward, truth.layers[2].backward);
         // Without setting it aside, the mean would carry a fifth of a second's worth of it.
         QVERIFY(extractWorkload(run).value().layers[2].backward > truth.layers[2].backward + 1'000'000);
+    }
+
+    // The outlier's wake-ups go with it: an iteration whose collectives all started 5 ms late (the communication
+    // thread lost its core) is set aside, and the dispatch latency of the replay, and of every per-iteration
+    // estimate, is what the kept iterations showed. (It once came from every iteration: one such stall made a
+    // horovod run's self-replay 3x too slow.)
+    void outlierIterationsWakeUpsAreSetAsideToo() {
+        // Backward slow enough that the link idles before each gradient: every unit gives a dispatch sample.
+        Workload truth = syntheticModel(6, 16'384, 50'000, 2'000'000);
+        truth.dispatch_ns = 30'000;
+        ObservedRun run = simulatedFifoCapture(truth);
+        QVERIFY(!run.spans.empty());
+        Result<ObservedModel> clean = modelObservedRun(run);
+        QVERIFY(clean.ok());
+        QVERIFY(qAbs(clean.value().workload.dispatch_ns - truth.dispatch_ns) < 1'000);
+
+        constexpr Nanos kStall = 5'000'000;  // less than an iteration: the stalled units keep their place in the order
+        for (ObservedSpan& s : run.spans) {
+            if (s.iteration != 5) continue;
+            if (s.kind == ObservedSpan::Comm) {
+                s.start += kStall;
+                s.end += kStall;
+            } else if (s.kind == ObservedSpan::Iteration) {
+                s.end += kStall;
+            }
+        }
+        Result<ObservedModel> noisy = modelObservedRun(run);
+        QVERIFY2(noisy.ok(), noisy.status().message().c_str());
+        QCOMPARE(noisy.value().set_aside, std::vector<int>{5});
+        QCOMPARE(noisy.value().workload.dispatch_ns, clean.value().workload.dispatch_ns);
+        for (const IterationEstimate& e : noisy.value().iterations)
+            QCOMPARE(e.workload.dispatch_ns, noisy.value().workload.dispatch_ns);
+        // Counted with the others, the one stalled sample would have more than doubled the mean.
+        QVERIFY(extractWorkload(run).value().dispatch_ns > 2 * clean.value().workload.dispatch_ns);
     }
 
     void fitsLineThroughSlowestArrival() {

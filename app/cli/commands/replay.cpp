@@ -99,6 +99,12 @@ int runReplay(const Args& args) {
     out["policy"] = app::policyConfigToJson(config);
     out["alpha_us"] = result.cost.alpha_ns / 1e3;
     out["bandwidth_gbps"] = result.cost.ns_per_byte > 0 ? 8.0 / result.cost.ns_per_byte : 0.0;
+    // What the fit measured per message size, and what a stand-alone agreement round costs (dynamic CPU order):
+    // the figures a wrong prediction is traced back to.
+    nlohmann::json table = nlohmann::json::array();
+    for (const auto& [bytes, ns] : result.cost.measured) table.push_back({{"bytes", bytes}, {"us", ns / 1e3}});
+    out["cost_table"] = std::move(table);
+    out["round_us"] = result.cost.first_unit_extra_ns / 1e3;
     out["units_per_iteration"] = result.sim.order.size();
     out["channels"] = channels;
     if (source.measuredIterMs > 0) out["measured_iter_ms"] = source.measuredIterMs;

@@ -1,0 +1,102 @@
+-- A two-rank PyTorch DDP job as an Nsight Systems SQLite export (nsys export --type sqlite, export schema 3.x),
+-- written by hand from the documented schema and reduced to the tables and columns Pacer reads. NOT a recorded
+-- export: no public export of a DDP job with emit_nvtx and NCCL ranges was found. The job is the hand-timed one of
+-- tests/profiler/tst_kineto_ddp.cpp, in ns: per rank two 10 ms steps ("step N" ranges on rank 0, ProfilerStep#N on
+-- rank 1); in each (S = the step's start) backward starts at S+4 ms; emit_nvtx's AccumulateGrad ranges (shapes
+-- [10,10], [10], [1000], [50,2]) at S+4.5, +5, +6, +7 ms, 0.1 ms each; NCCL's ncclAllReduce ranges ("Message size
+-- [bytes]" 440 and 4400 in their JSON payloads) at S+5.2 and S+7.2 ms inside emit_nvtx's nccl:all_reduce; their
+-- kernels run S+5.3+0.1*rank .. S+5.8 ms and S+7.3 .. S+8 ms; a GEMM launched at S+4.45 ms runs until S+4.9 ms;
+-- the optimizer steps at S+8.5 .. S+9.5 ms. NCCL's ncclCommInitRank payloads give the ranks (pid 4343 is rank 0,
+-- pid 4242 rank 1); pid 4000 is a launcher with one range of its own.
+CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'ncclCommInitRank'),
+  (2, 'cudaLaunchKernel'),
+  (3, 'ampere_sgemm_64x64_nn'),
+  (4, 'ncclAllReduce'),
+  (5, 'cudaLaunchKernelExC'),
+  (6, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+  contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId, correlationId, globalPid, demangledName, shortName) VALUES
+  (14460000, 14900000, 0, 1, 7, 100, 72863449088, 3, 3),
+  (15300000, 15800000, 0, 1, 20, 101, 72863449088, 6, 6),
+  (17300000, 18000000, 0, 1, 20, 102, 72863449088, 6, 6),
+  (24460000, 24900000, 0, 1, 7, 200, 72863449088, 3, 3),
+  (25300000, 25800000, 0, 1, 20, 201, 72863449088, 6, 6),
+  (27300000, 28000000, 0, 1, 20, 202, 72863449088, 6, 6),
+  (14460000, 14900000, 1, 1, 7, 100, 71168950272, 3, 3),
+  (15400000, 15800000, 1, 1, 20, 101, 71168950272, 6, 6),
+  (17300000, 18000000, 1, 1, 20, 102, 71168950272, 6, 6),
+  (24460000, 24900000, 1, 1, 7, 200, 71168950272, 3, 3),
+  (25400000, 25800000, 1, 1, 20, 201, 71168950272, 6, 6),
+  (27300000, 28000000, 1, 1, 20, 202, 71168950272, 6, 6);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,
+  globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (14450000, 14460000, 1, 72863453432, 100, 2, 0, NULL),
+  (15210000, 15230000, 1, 72863453432, 101, 5, 0, NULL),
+  (17210000, 17230000, 1, 72863453432, 102, 5, 0, NULL),
+  (24450000, 24460000, 1, 72863453432, 200, 2, 0, NULL),
+  (25210000, 25230000, 1, 72863453432, 201, 5, 0, NULL),
+  (27210000, 27230000, 1, 72863453432, 202, 5, 0, NULL),
+  (14450000, 14460000, 1, 71168954515, 100, 2, 0, NULL),
+  (15210000, 15230000, 1, 71168954515, 101, 5, 0, NULL),
+  (17210000, 17230000, 1, 71168954515, 102, 5, 0, NULL),
+  (24450000, 24460000, 1, 71168954515, 200, 2, 0, NULL),
+  (25210000, 25230000, 1, 71168954515, 201, 5, 0, NULL),
+  (27210000, 27230000, 1, 71168954515, 202, 5, 0, NULL);
+CREATE TABLE NVTX_EVENTS(start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,
+  category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER,
+  uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, int32Value INTEGER, floatValue REAL,
+  jsonTextId INTEGER, jsonText TEXT);
+INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid, textId, domainId, jsonText) VALUES
+  (100000, 40100000, 59, 'torchrun', 67108868000, NULL, NULL, NULL),
+  (500000, NULL, 75, 'NCCL', 72863453431, NULL, 1, NULL),
+  (1000000, 3000000, 59, NULL, 72863453431, 1, 1, '{"NCCL communicator ID": 77, "No. of ranks": 2, "Rank": 0, "CUDA device": 0}'),
+  (10000000, 20000000, 59, 'step 1', 72863453431, NULL, NULL, NULL),
+  (14000000, 14300000, 59, 'autograd::engine::evaluate_function: MmBackward0, seq = 21, op_id = 500', 72863453432, NULL, NULL, NULL),
+  (14500000, 14600000, 59, 'torch::autograd::AccumulateGrad, op_id = 501, sizes = [[10, 10]], input_op_ids = [(500, 0)]', 72863453432, NULL, NULL, NULL),
+  (15000000, 15100000, 59, 'torch::autograd::AccumulateGrad, op_id = 502, sizes = [[10]], input_op_ids = [(500, 0)]', 72863453432, NULL, NULL, NULL),
+  (16000000, 16100000, 59, 'torch::autograd::AccumulateGrad, op_id = 503, sizes = [[1000]], input_op_ids = [(500, 0)]', 72863453432, NULL, NULL, NULL),
+  (17000000, 17100000, 59, 'torch::autograd::AccumulateGrad, op_id = 504, sizes = [[50, 2]], input_op_ids = [(500, 0)]', 72863453432, NULL, NULL, NULL),
+  (15190000, 15260000, 59, 'nccl:all_reduce, seq = 31, op_id = 510', 72863453432, NULL, NULL, NULL),
+  (15200000, 15250000, 59, NULL, 72863453432, 4, 1, '{"NCCL communicator ID": 77, "Message size [bytes]": 440, "Reduction operation": "ncclSum"}'),
+  (17190000, 17260000, 59, 'nccl:all_reduce, seq = 31, op_id = 511', 72863453432, NULL, NULL, NULL),
+  (17200000, 17250000, 59, NULL, 72863453432, 4, 1, '{"NCCL communicator ID": 77, "Message size [bytes]": 4400, "Reduction operation": "ncclSum"}'),
+  (18500000, 19500000, 59, 'Optimizer.step#SGD.step, op_id = 520', 72863453431, NULL, NULL, NULL),
+  (20000000, 30000000, 59, 'step 2', 72863453431, NULL, NULL, NULL),
+  (24000000, 24300000, 59, 'autograd::engine::evaluate_function: MmBackward0, seq = 22, op_id = 1000', 72863453432, NULL, NULL, NULL),
+  (24500000, 24600000, 59, 'torch::autograd::AccumulateGrad, op_id = 1001, sizes = [[10, 10]], input_op_ids = [(1000, 0)]', 72863453432, NULL, NULL, NULL),
+  (25000000, 25100000, 59, 'torch::autograd::AccumulateGrad, op_id = 1002, sizes = [[10]], input_op_ids = [(1000, 0)]', 72863453432, NULL, NULL, NULL),
+  (26000000, 26100000, 59, 'torch::autograd::AccumulateGrad, op_id = 1003, sizes = [[1000]], input_op_ids = [(1000, 0)]', 72863453432, NULL, NULL, NULL),
+  (27000000, 27100000, 59, 'torch::autograd::AccumulateGrad, op_id = 1004, sizes = [[50, 2]], input_op_ids = [(1000, 0)]', 72863453432, NULL, NULL, NULL),
+  (25190000, 25260000, 59, 'nccl:all_reduce, seq = 32, op_id = 1010', 72863453432, NULL, NULL, NULL),
+  (25200000, 25250000, 59, NULL, 72863453432, 4, 1, '{"NCCL communicator ID": 77, "Message size [bytes]": 440, "Reduction operation": "ncclSum"}'),
+  (27190000, 27260000, 59, 'nccl:all_reduce, seq = 32, op_id = 1011', 72863453432, NULL, NULL, NULL),
+  (27200000, 27250000, 59, NULL, 72863453432, 4, 1, '{"NCCL communicator ID": 77, "Message size [bytes]": 4400, "Reduction operation": "ncclSum"}'),
+  (28500000, 29500000, 59, 'Optimizer.step#SGD.step, op_id = 1020', 72863453431, NULL, NULL, NULL),
+  (500000, NULL, 75, 'NCCL', 71168954514, NULL, 1, NULL),
+  (1000000, 3000000, 59, NULL, 71168954514, 1, 1, '{"NCCL communicator ID": 77, "No. of ranks": 2, "Rank": 1, "CUDA device": 1}'),
+  (10000000, 20000000, 59, 'ProfilerStep#1', 71168954514, NULL, NULL, NULL),
+  (14000000, 14300000, 59, 'autograd::engine::evaluate_function: MmBackward0, seq = 21, op_id = 500', 71168954515, NULL, NULL, NULL),
+  (14500000, 14600000, 59, 'torch::autograd::AccumulateGrad, op_id = 501, sizes = [[10, 10]], input_op_ids = [(500, 0)]', 71168954515, NULL, NULL, NULL),
+  (15000000, 15100000, 59, 'torch::autograd::AccumulateGrad, op_id = 502, sizes = [[10]], input_op_ids = [(500, 0)]', 71168954515, NULL, NULL, NULL),
+  (16000000, 16100000, 59, 'torch::autograd::AccumulateGrad, op_id = 503, sizes = [[1000]], input_op_ids = [(500, 0)]', 71168954515, NULL, NULL, NULL),
+  (17000000, 17100000, 59, 'torch::autograd::AccumulateGrad, op_id = 504, sizes = [[50, 2]], input_op_ids = [(500, 0)]', 71168954515, NULL, NULL, NULL),
+  (15190000, 15260000, 59, 'nccl:all_reduce, seq = 31, op_id = 510', 71168954515, NULL, NULL, NULL),
+  (15200000, 15250000, 59, NULL, 71168954515, 4, 1, '{"NCCL communicator ID": 77, "Message size [bytes]": 440, "Reduction operation": "ncclSum"}'),
+  (17190000, 17260000, 59, 'nccl:all_reduce, seq = 31, op_id = 511', 71168954515, NULL, NULL, NULL),
+  (17200000, 17250000, 59, NULL, 71168954515, 4, 1, '{"NCCL communicator ID": 77, "Message size [bytes]": 4400, "Reduction operation": "ncclSum"}'),
+  (18500000, 19500000, 59, 'Optimizer.step#SGD.step, op_id = 520', 71168954514, NULL, NULL, NULL),
+  (20000000, 30000000, 59, 'ProfilerStep#2', 71168954514, NULL, NULL, NULL),
+  (24000000, 24300000, 59, 'autograd::engine::evaluate_function: MmBackward0, seq = 22, op_id = 1000', 71168954515, NULL, NULL, NULL),
+  (24500000, 24600000, 59, 'torch::autograd::AccumulateGrad, op_id = 1001, sizes = [[10, 10]], input_op_ids = [(1000, 0)]', 71168954515, NULL, NULL, NULL),
+  (25000000, 25100000, 59, 'torch::autograd::AccumulateGrad, op_id = 1002, sizes = [[10]], input_op_ids = [(1000, 0)]', 71168954515, NULL, NULL, NULL),
+  (26000000, 26100000, 59, 'torch::autograd::AccumulateGrad, op_id = 1003, sizes = [[1000]], input_op_ids = [(1000, 0)]', 71168954515, NULL, NULL, NULL),
+  (27000000, 27100000, 59, 'torch::autograd::AccumulateGrad, op_id = 1004, sizes = [[50, 2]], input_op_ids = [(1000, 0)]', 71168954515, NULL, NULL, NULL),
+  (25190000, 25260000, 59, 'nccl:all_reduce, seq = 32, op_id = 1010', 71168954515, NULL, NULL, NULL),
+  (25200000, 25250000, 59, NULL, 71168954515, 4, 1, '{"NCCL communicator ID": 77, "Message size [bytes]": 440, "Reduction operation": "ncclSum"}'),
+  (27190000, 27260000, 59, 'nccl:all_reduce, seq = 32, op_id = 1011', 71168954515, NULL, NULL, NULL),
+  (27200000, 27250000, 59, NULL, 71168954515, 4, 1, '{"NCCL communicator ID": 77, "Message size [bytes]": 4400, "Reduction operation": "ncclSum"}'),
+  (28500000, 29500000, 59, 'Optimizer.step#SGD.step, op_id = 1020', 71168954514, NULL, NULL, NULL);

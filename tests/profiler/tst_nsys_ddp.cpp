@@ -1,0 +1,178 @@
+// The replay input of a DDP job from an Nsight Systems SQLite export: PyTorch's emit_nvtx ranges (AccumulateGrad
+// with shapes, iteration ranges), NCCL's own ncclAllReduce ranges with their message-size payloads, CUPTI kernels
+// matched to their launches. samples/traces/nsys_ddp_2rank.sql is written by hand from the documented schema (no
+// public export of a DDP job was found) with the figures of tst_kineto_ddp's hand-timed job, so both importers must
+// agree on them; the two real exports (Nsight Systems 2022.2 and 2024.5, from pipit's test data) are not DDP jobs
+// and must import and say, in one line, what replay would need.
+#include "profiler/import_nsys.h"
+#include "profiler/trace_model.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace pacer::profiler;
+using nlohmann::json;
+
+namespace {
+
+const std::string kTraces = std::string(PACER_SAMPLES_DIR) + "/traces/";
+
+// Builds the export from its SQL text, then applies `edit` (SQL) to it.
+bool buildExport(const std::string& sqlFile, const std::string& out, const std::string& edit = {}) {
+    std::ifstream in(sqlFile);
+    std::stringstream text;
+    text << in.rdbuf();
+    sqlite3* db = nullptr;
+    if (sqlite3_open(out.c_str(), &db) != SQLITE_OK) return false;
+    const bool ok = sqlite3_exec(db, text.str().c_str(), nullptr, nullptr, nullptr) == SQLITE_OK &&
+                    sqlite3_exec(db, edit.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    return ok;
+}
+
+json importedOf(const RunInfo& info) { return json::parse(info.experiment_json)["imported"]; }
+
+// Drops the shapes emit_nvtx(record_shapes=True) wrote into the AccumulateGrad ranges' names.
+constexpr const char* kWithoutShapes =
+    "UPDATE NVTX_EVENTS SET text = substr(text, 1, instr(text, ', sizes = ') - 1) "
+    "WHERE text LIKE 'torch::autograd::AccumulateGrad%'";
+// Drops the payloads of NCCL's ncclAllReduce ranges (an NCCL that records none).
+constexpr const char* kWithoutPayloads =
+    "UPDATE NVTX_EVENTS SET jsonText = NULL WHERE textId = (SELECT id FROM StringIds WHERE value = 'ncclAllReduce')";
+
+}  // namespace
+
+class NsysDdpTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void extractsTheHandBuiltJob() {
+        RunInfo info;
+        auto parsed = importEdited("nsys_ddp_2rank.sql", "", &info);
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
+        const RunTrace& t = parsed.value();
+        const json imported = importedOf(info);
+        QVERIFY2(!imported.contains("replay_missing"), imported.dump().c_str());
+        QCOMPARE(info.policy, std::string("ddp"));
+        QCOMPARE(info.ranks, 2);  // the two training processes; the launcher's tracks lie beyond them
+        QCOMPARE(info.iterations, 2);
+        QCOMPARE(imported["format"].get<std::string>(), std::string("nsys"));
+        QCOMPARE(imported["exact_sizes"].get<bool>(), true);
+        QCOMPARE(imported["buckets"].dump(), std::string("[[2,3],[0,1]]"));
+        const std::vector<std::int64_t> elements = {100, 1000, 10, 100};
+        QCOMPARE(t.tensors.size(), std::size_t{4});
+        for (std::size_t id = 0; id < 4; ++id) QCOMPARE(t.tensors[id].elements, elements[id]);
+
+        // Ranks follow NCCL's ncclCommInitRank payloads (pid 4343 is rank 0), not pid order.
+        std::map<int, const Track*> trackOf;
+        for (const Track& track : t.tracks) trackOf[track.id] = &track;
+        std::map<int, std::set<std::string>> threadsOfRank;
+        for (const Track& track : t.tracks)
+            if (!isReplayInputTrack(track)) threadsOfRank[track.rank].insert(track.name);
+        QVERIFY(threadsOfRank[0].count("rank 0 thread 4343"));
+        QVERIFY(threadsOfRank[1].count("rank 1 thread 4242"));
+        QVERIFY(threadsOfRank[2].count("rank 2 thread 4000"));  // the launcher
+
+        // Step 2 (S = 20 ms): the same figures as the Kineto importer's on the same job.
+        const std::int64_t S = 20'000'000;
+        for (int rank : {0, 1}) {
+            std::map<int, std::pair<std::int64_t, std::int64_t>> backward;
+            std::vector<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>> allreduce;
+            for (const TraceEvent& e : t.events) {
+                const Track& track = *trackOf[e.track];
+                if (!isReplayInputTrack(track) || track.rank != rank || e.iteration != 2) continue;
+                if (e.kind == EventKind::Backward) backward[e.layer] = {e.start, e.end};
+                if (e.kind == EventKind::AllReduce) allreduce.emplace_back(e.tensor, e.bytes, e.start, e.end);
+            }
+            QCOMPARE(backward[3], std::make_pair(S + 4'000'000, S + 4'900'000));  // the GEMM's end on the GPU
+            QCOMPARE(backward[2], std::make_pair(S + 4'900'000, S + 5'100'000));
+            QCOMPARE(backward[1], std::make_pair(S + 5'100'000, S + 6'100'000));
+            QCOMPARE(backward[0], std::make_pair(S + 6'100'000, S + 7'100'000));
+            QCOMPARE(allreduce.size(), std::size_t{2});
+            QCOMPARE(allreduce[0], std::make_tuple(3, std::int64_t{440}, S + 5'300'000 + 100'000 * rank, S + 5'800'000));
+            QCOMPARE(allreduce[1], std::make_tuple(1, std::int64_t{4400}, S + 7'300'000, S + 8'000'000));
+        }
+    }
+
+    // Without shapes, NCCL's payloads size the buckets and each bucket's bytes are shared by its gradients.
+    void sizesBucketsFromNcclPayloads() {
+        RunInfo info;
+        auto parsed = importEdited("nsys_ddp_2rank.sql", kWithoutShapes, &info);
+        QVERIFY(parsed.ok());
+        QCOMPARE(importedOf(info)["exact_sizes"].get<bool>(), false);
+        const auto& tensors = parsed.value().tensors;
+        QCOMPARE(tensors.size(), std::size_t{4});
+        QCOMPARE(tensors[2].elements + tensors[3].elements, std::int64_t{110});
+        QCOMPARE(tensors[0].elements + tensors[1].elements, std::int64_t{1100});
+    }
+
+    // Shapes alone size them too (an NCCL without payloads).
+    void sizesBucketsFromShapes() {
+        RunInfo info;
+        auto parsed = importEdited("nsys_ddp_2rank.sql", kWithoutPayloads, &info);
+        QVERIFY(parsed.ok());
+        QCOMPARE(importedOf(info)["exact_sizes"].get<bool>(), true);
+        QCOMPARE(parsed.value().tensors[1].elements, std::int64_t{1000});
+    }
+
+    // Whatever an export lacks, it imports all the same, and its run says in one line how to record what replay needs.
+    void saysWhatIsMissing_data() {
+        QTest::addColumn<QString>("sql");
+        QTest::addColumn<QString>("edit");
+        QTest::addColumn<int>("kernels");
+        QTest::addColumn<QString>("mentions");
+        const QString ddp = "nsys_ddp_2rank.sql";
+        QTest::newRow("real export, nsys 2022.2 (schema 2.9.1), MPI saxpy")
+            << "nsys_real_saxpy_2022.sql" << "" << 5 << "emit_nvtx(record_shapes=True)";
+        QTest::newRow("real export, nsys 2024.5 (schema 3.13.2), CloverLeaf")
+            << "nsys_real_cloverleaf_2024.sql" << "" << 41 << "emit_nvtx(record_shapes=True)";
+        QTest::newRow("Pacer's older hand-written export") << "nsys_export.sql" << "" << 4 << "AccumulateGrad NVTX ranges";
+        QTest::newRow("no sizes: no shapes, no payloads")
+            << ddp << QString(kWithoutShapes) + ";" + kWithoutPayloads << 12 << "Message size [bytes]";
+        QTest::newRow("no iteration ranges")
+            << ddp << "DELETE FROM NVTX_EVENTS WHERE text LIKE 'step %' OR text LIKE 'ProfilerStep#%'" << 12
+            << "torch.cuda.nvtx.range";
+        QTest::newRow("no all-reduce")
+            << ddp << "DELETE FROM NVTX_EVENTS WHERE text LIKE 'nccl:all_reduce%' OR textId = 4" << 12 << "--trace=nvtx";
+    }
+    void saysWhatIsMissing() {
+        QFETCH(QString, sql);
+        QFETCH(QString, edit);
+        QFETCH(int, kernels);
+        QFETCH(QString, mentions);
+        RunInfo info;
+        auto parsed = importEdited(sql.toStdString(), edit.toStdString(), &info);
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
+        int seen = 0;
+        for (const TraceEvent& e : parsed.value().events) seen += e.kind == EventKind::Kernel;
+        QCOMPARE(seen, kernels);
+        const json imported = importedOf(info);
+        QVERIFY2(imported.contains("replay_missing"), imported.dump().c_str());
+        const std::string missing = imported["replay_missing"].get<std::string>();
+        QVERIFY2(missing.find(mentions.toStdString()) != std::string::npos, missing.c_str());
+        QVERIFY(missing.find('\n') == std::string::npos);
+        QCOMPARE(info.policy, std::string("imported"));
+    }
+
+private:
+    // Builds the sample export `sql` (samples/traces) with `edit` applied, in a file of its own, and parses it.
+    Result<RunTrace> importEdited(const std::string& sql, const std::string& edit, RunInfo* info) {
+        const std::string db = dir_.filePath(QString("export-%1.sqlite").arg(++count_)).toStdString();
+        if (!buildExport(kTraces + sql, db, edit)) return errorStatus(sql + ": could not build the export");
+        return parseNsysSqlite(db, info);
+    }
+    QTemporaryDir dir_;
+    int count_ = 0;
+};
+
+QTEST_GUILESS_MAIN(NsysDdpTest)
+#include "tst_nsys_ddp.moc"

@@ -54,6 +54,15 @@ bool waitIdle(ScheduleEditorModel& editor) {
     }, 10000);
 }
 
+// Shows the window and opens a project in it; true once it has loaded.
+bool openShown(MainWindow& window, const QString& project) {
+    window.resize(1200, 700);
+    window.show();
+    QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+    window.openProject(project);
+    return QTest::qWaitFor([&] { return loaded.count() == 1; }, 10000);
+}
+
 }  // namespace
 
 class TestScheduleEditor : public QObject {
@@ -182,11 +191,7 @@ private slots:
 
     void mainWindowDrawsTheReplayUnderTheRun() {
         MainWindow window;
-        window.resize(1200, 700);
-        window.show();
-        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
-        window.openProject(m_project);
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        QVERIFY(openShown(window, m_project));
         ScheduleEditorModel& editor = *window.scheduleDock()->editor();
         QVERIFY(editor.input());
         QCOMPARE(editor.input()->runId, std::int64_t(1));
@@ -213,11 +218,7 @@ private slots:
         QVERIFY(cli.waitForFinished(120000));
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         MainWindow window;
-        window.resize(1200, 700);
-        window.show();
-        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
-        window.openProject(project);
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        QVERIFY(openShown(window, project));
         ScheduleEditorModel& editor = *window.scheduleDock()->editor();
         QVERIFY(editor.input() && editor.input()->tuned);
         const engine::Schedule& tuned = *editor.input()->tuned;

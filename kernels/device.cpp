@@ -40,6 +40,25 @@ bool cudaDeviceAvailable(std::string* why) {
 #endif
 }
 
+std::vector<std::string> cudaDevices(std::string* why) {
+    std::vector<std::string> devices;
+    if (!cudaDeviceAvailable(why)) return devices;
+#if PACER_HAVE_CUDA
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+            cudaGetLastError();
+            devices.push_back("GPU " + std::to_string(d));
+            continue;
+        }
+        devices.push_back(std::string(prop.name) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB");
+    }
+#endif
+    return devices;
+}
+
 void setCpuThreads(int n) {
     if (n < 1) throw std::invalid_argument("cpu threads must be >= 1, got " + std::to_string(n));
     openblas_set_num_threads(n);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace pacer::kernels {
 
@@ -15,6 +16,10 @@ const char* deviceName(Device d);
 
 // False, with the reason in *why, when built without CUDA or when no usable GPU is present.
 bool cudaDeviceAvailable(std::string* why = nullptr);
+
+// The GPUs this process may use, one line each ("NVIDIA H200, 143771 MiB"), in device order; empty, with the
+// reason in *why, when cudaDeviceAvailable() is false. What `pacer-worker --list-gpus` prints for the GUI.
+std::vector<std::string> cudaDevices(std::string* why = nullptr);
 
 // OpenBLAS threads for this process. Default 1, so that several ranks on one host do not fight over cores.
 // Throws std::invalid_argument for n < 1.

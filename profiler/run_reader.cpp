@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "profiler/project.h"
 #include "profiler/schema.h"
@@ -159,6 +160,20 @@ Result<std::vector<TraceEvent>> RunReader::events(const std::vector<TrackExtent>
         std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end(),
                   [](const TraceEvent& a, const TraceEvent& b) { return a.start < b.start; });
     }
+    return out;
+}
+
+Result<std::vector<RunReader::NameTotals>> RunReader::aggregate(const std::vector<TrackExtent>& tracks, std::int64_t t0,
+                                                               std::int64_t t1) {
+    std::map<std::string, store::NameTotal> byName;
+    for (const TrackExtent& x : tracks)
+        PROFILER_RETURN_IF_ERROR(store::aggregateEvents(*db_, runId_, {x.track, t0 - x.longest_ns, t1, false}, t0, byName));
+    std::vector<NameTotals> out;
+    out.reserve(byName.size());
+    for (const auto& [name, t] : byName) out.push_back({name, t.count, t.total_ns});
+    std::sort(out.begin(), out.end(), [](const NameTotals& a, const NameTotals& b) {
+        return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+    });
     return out;
 }
 

@@ -66,6 +66,16 @@ public:
     // the track's longest duration before t0 may reach into the range, so that much earlier is read too.
     Result<std::vector<TraceEvent>> events(const std::vector<TrackExtent>& tracks, std::int64_t t0, std::int64_t t1);
 
+    // Count and total duration by name of the events of the given tracks that overlap [t0, t1) (end after t0), but
+    // the iteration markers, counted in the store: what a range table of a large run needs, read in one pass of
+    // the index without materialising an event. Sorted by total, longest first.
+    struct NameTotals {
+        std::string name;
+        std::int64_t count = 0;
+        std::int64_t total_ns = 0;
+    };
+    Result<std::vector<NameTotals>> aggregate(const std::vector<TrackExtent>& tracks, std::int64_t t0, std::int64_t t1);
+
 private:
     RunReader(std::unique_ptr<sql::Db> db, std::int64_t runId) : db_(std::move(db)), runId_(runId) {}
     Result<TrackExtent> extent(int track);

@@ -291,6 +291,28 @@ Result<std::int64_t> writeWholeRun(sql::Db& db, const StoredRun& run) {
     return runId;
 }
 
+Status aggregateEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::int64_t endsAfter,
+                       std::map<std::string, NameTotal>& out) {
+    for (const KindTable* kt : kAllTables) {
+        const bool hasKind = kt->table == kPacerTable.table;
+        // The (run_id, track, start) index bounds the scan; the end and kind tests filter what it yields.
+        const std::string q = std::string("SELECT s.value, count(*), sum(e.end - e.start) FROM ") + kt->table +
+                              " e LEFT JOIN StringIds s ON s.id = e." + kt->nameColumn +
+                              " WHERE e.run_id=?1 AND e.track=?2 AND e.start>=?3 AND e.start<?4 AND e.end>?5" +
+                              (hasKind ? " AND e.kind<>5" : "") + " GROUP BY e." + kt->nameColumn;
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
+        st.bind(1, runId).bind(2, query.track).bind(3, query.from).bind(4, query.to).bind(5, endsAfter);
+        Status s;
+        while (st.step(&s)) {
+            NameTotal& t = out[st.text(0)];
+            t.count += st.i64(1);
+            t.total_ns += st.i64(2);
+        }
+        PROFILER_RETURN_IF_ERROR(s);
+    }
+    return okStatus();
+}
+
 Status readEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::vector<TraceEvent>& out) {
     for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
         const KindTable& kt = *kAllTables[k];

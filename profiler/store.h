@@ -77,6 +77,15 @@ struct EventQuery {
 // Appends the matching events of a run from every event table, in no particular order.
 Status readEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::vector<TraceEvent>& out);
 
+// Counts and total durations by name of one track's events that start in [from, to) and end after endsAfter,
+// iteration markers left out, added into `out` (keyed by name). One GROUP BY per event table, nothing read per event.
+struct NameTotal {
+    std::int64_t count = 0;
+    std::int64_t total_ns = 0;
+};
+Status aggregateEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::int64_t endsAfter,
+                       std::map<std::string, NameTotal>& out);
+
 // Everything of a run but its events (runId 0 = the latest run).
 Result<StoredRun> readRunHeader(sql::Db& db, std::int64_t runId);
 // runId 0 = the latest run. Events sorted by (track, start).

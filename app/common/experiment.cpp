@@ -232,7 +232,8 @@ std::optional<Experiment> parseExperiment(const json& j, const std::string& base
         fs::path path = model->get<std::string>();
         if (path.is_relative()) path = fs::path(baseDir) / path;
         std::ifstream in(path);
-        if (!in) {
+        std::error_code ec;
+        if (!in || !fs::is_regular_file(path, ec)) {  // a directory opens, then fails on the first read
             *error = "model file " + path.string() + " cannot be read";
             return std::nullopt;
         }
@@ -270,6 +271,10 @@ std::optional<Experiment> loadExperiment(const std::string& path, std::string* e
 }
 
 std::optional<Experiment> applyOverrides(Experiment e, const ExperimentOverrides& o, std::string* error) {
+    if (o.policyObject) {
+        e.policy = *o.policyObject;
+        if (e.policy.is_object() && !normalisePolicySizes(e.policy, error)) return std::nullopt;
+    }
     if (o.ranks) e.ranks = *o.ranks;
     if (o.backend) e.backend = *o.backend;
     if (o.policy) e.policy["name"] = *o.policy;

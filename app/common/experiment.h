@@ -60,6 +60,9 @@ struct Experiment {
 
 // Overrides from the command line or the GUI; unset fields keep the file's values.
 struct ExperimentOverrides {
+    // Replaces the whole policy object ({"name": ..., its settings}, sizes may carry units) before `policy` and
+    // `segmentBytes` apply: what the GUI's experiment editor sets, where settings left out mean the defaults.
+    std::optional<nlohmann::json> policyObject;
     std::optional<int> ranks;
     std::optional<std::string> backend;
     std::optional<std::string> policy;

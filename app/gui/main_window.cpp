@@ -1,5 +1,7 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/experiment_editor_dialog.h"
+#include "app/gui/file_actions.h"
 #include "app/gui/legend_widget.h"
 #include "app/gui/prediction_check_dock.h"
 #include "app/gui/schedule_editor_dock.h"
@@ -164,12 +166,14 @@ void MainWindow::createActions()
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(m_openAction);
+    new FileActions(this, file, m_openAction);  // New, Open, Recent, Import, Export
     file->addSeparator();
     file->addAction(quit);
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(m_runAction);
     run->addAction(m_cancelAction);
+    run->addSeparator();
+    addExperimentEditor(this, run);
     QMenu* view = menuBar()->addMenu(tr("&Timeline"));
     view->addAction(m_zoomFitAction);
 

@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include <cstdint>
+#include <vector>
 
 class QLabel;
 class QSortFilterProxyModel;
@@ -13,6 +14,7 @@ class QTableView;
 namespace pacer::gui {
 
 class RangeStatsModel;
+struct RangeStat;
 class TimelineModel;
 
 class RangeStatsPanel : public QWidget {
@@ -23,6 +25,8 @@ public:
     RangeStatsModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     QString summary() const;
+    // Whether a large run's range is being counted in its project file (the table follows when it is).
+    bool isCounting() const { return m_counting; }
 
 public slots:
     void showRange(const pacer::gui::TimelineModel& timeline, qint64 start, qint64 end);
@@ -33,6 +37,10 @@ private:
     QSortFilterProxyModel* m_sorted = nullptr;
     QTableView* m_table = nullptr;
     QLabel* m_summary = nullptr;
+    quint64 m_generation = 0;  // a newer selection drops the count of an older one
+    bool m_counting = false;
+
+    void showStats(const QString& range, std::vector<RangeStat> stats, const QString& source);
 };
 
 }  // namespace pacer::gui

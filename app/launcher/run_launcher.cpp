@@ -1,10 +1,7 @@
 #include "app/launcher/run_launcher.h"
 
 #include "app/common/experiment.h"
-#include "app/common/policy_json.h"
-#include "engine/host_memory.h"
-#include "engine/policy_config.h"
-#include "kernels/model_spec.h"
+#include "app/common/launch_check.h"
 #include "profiler/project.h"
 
 #include <QCoreApplication>
@@ -27,31 +24,6 @@ namespace {
 // How long the other ranks may take to stop by themselves once one has failed, beyond the run's timeout.
 constexpr int kGraceSeconds = 10;
 
-// A model is refused before any worker starts when its ranks cannot all hold it on this machine: each CPU rank
-// keeps at least the parameters and their gradients (4 bytes each); optimizer state, activations and the
-// reduction's buffers come on top, so this bound only ever refuses what could not run.
-bool checkModel(const Experiment& e, std::string* error) {
-    kernels::ModelSpec spec;
-    try {
-        spec = kernels::parseModelSpec(e.model);
-    } catch (const std::invalid_argument& ex) {
-        *error = std::string("model: ") + ex.what();
-        return false;
-    }
-    if (e.backend != "cpu") return true;  // GPU ranks hold their model in device memory, checked by each worker
-    const std::uint64_t perRank = std::uint64_t(kernels::parameterCount(spec)) * sizeof(float) * 2;
-    const std::uint64_t needed = perRank * std::uint64_t(e.ranks);
-    const std::uint64_t available = engine::availableHostMemoryBytes();
-    if (available > 0 && needed > available) {
-        auto gib = [](std::uint64_t b) { return QString::number(double(b) / double(1ull << 30), 'f', 1).toStdString(); };
-        *error = "model '" + spec.name + "' needs at least " + gib(perRank) + " GiB per rank for its parameters and "
-                 "gradients, " + gib(needed) + " GiB for " + std::to_string(e.ranks) + " ranks, but this machine has " +
-                 gib(available) + " GiB available";
-        return false;
-    }
-    return true;
-}
-
 std::optional<Experiment> resolveExperiment(const RunLauncher::Request& r, std::string* error) {
     auto experiment = loadExperiment(r.experimentPath.toStdString(), error);
     if (!experiment) return std::nullopt;
@@ -69,24 +41,7 @@ std::optional<Experiment> resolveExperiment(const RunLauncher::Request& r, std::
     if (r.linkGbps >= 0) o.linkGbps = r.linkGbps;
     if (r.linkLatencyUs >= 0) o.linkLatencyUs = r.linkLatencyUs;
     if (r.timeoutSeconds > 0) o.timeoutSeconds = r.timeoutSeconds;
-    auto resolved = applyOverrides(std::move(*experiment), o, error);
-    if (!resolved || !checkModel(*resolved, error)) return std::nullopt;
-    // Settings that are wrong whatever the model is are refused here, before any worker starts; the rest
-    // (manual priorities per tensor, fusion groups) is checked by each worker against its model's tensors.
-    engine::PolicyConfig config;
-    if (!policyConfigFromJson(resolved->policy, &config, error)) return std::nullopt;
-    const auto names = engine::policyNames();
-    if (std::find(names.begin(), names.end(), config.name) == names.end()) {
-        *error = "unknown policy '" + config.name + "'";
-        return std::nullopt;
-    }
-    if (config.name != "manual" && config.fusion_groups.empty()) {
-        if (auto st = engine::validate(config, {}); !st.ok()) {
-            *error = "policy: " + st.message();
-            return std::nullopt;
-        }
-    }
-    return resolved;
+    return resolveForLaunch(std::move(*experiment), o, error);
 }
 
 }  // namespace

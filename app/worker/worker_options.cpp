@@ -38,6 +38,7 @@ std::string env(const char* name) {
 const char* workerUsage() {
     return "usage: pacer-worker --run-dir DIR [--experiment FILE] [--rank R --world-size N] [--local-rank L]\n"
            "                    [--rendezvous DIR] [--dump-params FILE]\n"
+           "       pacer-worker --list-gpus     (the GPUs this worker can run on, one a line; none: the reason on stderr)\n"
            "Runs one rank of a Pacer experiment. Without flags, rank and world size come from PACER_RANK,\n"
            "PACER_WORLD_SIZE, PACER_LOCAL_RANK and PACER_RENDEZVOUS (set by a cluster launcher); PACER_RUN_KEY\n"
            "names the run in its rank files (default: the run directory). Across nodes, PACER_IFNAME (an interface)\n"

@@ -8,12 +8,16 @@
 // A frame is phase one (records) and phase two (filling them into a 1600 × 320 image with QPainter, as the view
 // does); it is compared against the baseline of a binary search to the visible range without folding (one
 // record per visible event, over the same events held as plain sorted arrays), painted the same way.
+// The range table of a selection the timeline does not hold (the middle tenth of the run) is counted in the store
+// (one indexed GROUP BY per track and table) against the baseline of reading that range's events and counting
+// them in memory, as a window read and the in-memory table would.
 // Absolute times are printed; wall-clock figures on a shared machine are noisy, so every figure is the median
 // of several rounds, measured interleaved with its baseline.
 //
 //   bench_timeline_draw [--quick]
 //   bench_timeline_draw --open large|whole PROJECT EVENTS   (the child: prints one line of figures)
 #include "app/gui/models/large_run.h"
+#include "app/gui/models/range_stats_model.h"
 #include "app/gui/models/timeline_model.h"
 #include "profiler/project.h"
 
@@ -27,8 +31,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -322,6 +328,59 @@ Figures runChild(const QString& how, const QString& path, std::int64_t generated
 
 }  // namespace
 
+// The middle tenth of a project's run as a range table, counted in the store and, as the baseline, from its events
+// read and aggregated in memory; medians of interleaved rounds. False when the two tables differ.
+bool rangeTable(const QString& path, int rounds)
+{
+    QString error;
+    const auto run = gui::openLargeRun(path, 0, &error);
+    if (!run) {
+        std::fprintf(stderr, "range: %s\n", qPrintable(error));
+        return false;
+    }
+    std::int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const auto& x : run->outline.extents) {
+        if (x.events == 0)
+            continue;
+        first = std::min(first, x.first_start);
+        last = std::max(last, x.last_end);
+    }
+    const std::int64_t t0 = first + (last - first) * 45 / 100, t1 = first + (last - first) * 55 / 100;
+    std::vector<double> storedMs, baseMs;
+    std::vector<gui::RangeStat> stored;
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> base;
+    std::int64_t storedEvents = 0, baseEvents = 0;
+    for (int r = 0; r < rounds; ++r) {
+        auto s0 = Clock::now();
+        if (!gui::aggregateStoredRange(*run, t0, t1, &stored, &error)) {
+            std::fprintf(stderr, "range: %s\n", qPrintable(error));
+            return false;
+        }
+        storedMs.push_back(msSince(s0));
+        auto b0 = Clock::now();
+        auto reader = profiler::RunReader::open(path.toStdString(), 0);
+        auto events = reader.value()->events(run->outline.extents, t0, t1);
+        base.clear();
+        for (const profiler::TraceEvent& e : events.value()) {
+            if (e.end <= t0)
+                continue;
+            auto& [count, total] = base[e.name];
+            ++count;
+            total += e.end - e.start;
+        }
+        baseMs.push_back(msSince(b0));
+    }
+    for (const auto& s : stored)
+        storedEvents += s.count;
+    for (const auto& [name, t] : base)
+        baseEvents += t.first;
+    std::printf("  range table, middle tenth (%lld events, %zu names): %8.1f ms counted in the store   baseline "
+                "%8.1f ms (events read + counted)   %.1fx\n",
+                static_cast<long long>(storedEvents), stored.size(), median(storedMs), median(baseMs),
+                median(baseMs) / median(storedMs));
+    return storedEvents == baseEvents && stored.size() == base.size() && storedEvents > 0;
+}
+
 int main(int argc, char** argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -363,6 +422,8 @@ int main(int argc, char** argv)
                     large.midMs, large.midMin, large.midItems, large.midBaseMs, large.midBaseMin, large.midBaseItems,
                     large.midBaseMs / large.midMs);
         if (large.outItems == 0 || large.midItems == 0)
+            ok = false;
+        if (!rangeTable(path, quick ? 1 : 5))
             ok = false;
     }
     std::printf("\nGoals: open <= 2000 ms, a frame <= 16 ms, well under 100 bytes/event.\n");

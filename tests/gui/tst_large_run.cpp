@@ -4,6 +4,7 @@
 // background read deliver what they promise.
 #include "app/gui/models/large_run.h"
 #include "app/gui/models/project_loader.h"
+#include "app/gui/models/range_stats_model.h"
 #include "app/gui/models/timeline_model.h"
 #include "profiler/project.h"
 #include "tests/gui/trace_fixture.h"
@@ -159,6 +160,36 @@ private slots:
             QCOMPARE(got[i].colour, expected[i].colour);
             QCOMPARE(large.drawItemDetails(got[i]), whole.drawItemDetails(expected[i]));
         }
+    }
+
+    // A range of a large run counted in the project file gives the table the same range gives on the run held whole
+    // (an event overlapping the range counts whole; iteration markers are not on lanes), including ranges that
+    // start or end inside events and ranges with nothing in them.
+    void storedRangeCountsAsWholeRun_data() { eventWindowDrawsAsWholeRun_data(); }
+    void storedRangeCountsAsWholeRun()
+    {
+        QFETCH(double, from);
+        QFETCH(double, to);
+        TimelineModel whole;
+        whole.setTrace(m_trace);
+        const std::int64_t span = whole.endTime() - whole.startTime();
+        const std::int64_t t0 = whole.startTime() + static_cast<std::int64_t>(from * span);
+        const std::int64_t t1 = whole.startTime() + static_cast<std::int64_t>(to * span);
+        std::vector<RangeStat> expected, got;
+        QVERIFY(aggregateRange(whole, t0, t1, &expected));
+        QVERIFY(!expected.empty());
+        LargeRunLimits limits;
+        limits.residentCells = 1;
+        QString error;
+        QVERIFY2(aggregateStoredRange(*open(limits), t0, t1, &got, &error), qPrintable(error));
+        QCOMPARE(got.size(), expected.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(got[i].name, expected[i].name);
+            QCOMPARE(got[i].count, expected[i].count);
+            QCOMPARE(got[i].totalNs, expected[i].totalNs);
+        }
+        QVERIFY(aggregateStoredRange(*open(limits), whole.endTime() + 1000, whole.endTime() + 2000, &got, &error));
+        QVERIFY(got.empty());
     }
 
     // Too many events in the range for the budget: a finer summary is read instead, and it still accounts for

@@ -1,10 +1,9 @@
 // pacer-cli import / export / merge / runs: moving traces in and out of project files.
 #include "app/cli/commands/commands.h"
+#include "app/common/project_files.h"
 #include "app/common/tuned_settings.h"
 #include "profiler/export_chrome.h"
 #include "profiler/export_perfetto.h"
-#include "profiler/import_chrome.h"
-#include "profiler/import_nsys.h"
 #include "profiler/project.h"
 
 #include <cstdio>
@@ -35,21 +34,9 @@ int reportRun(const Args& args, const char* verb, std::int64_t runId, const std:
 int runImport(const Args& args) {
     const std::string format = args.required("format");
     const std::string out = args.required("out");
-    const std::vector<std::string>& files = args.positionals();
-    requireFiles(files);
-    if (std::filesystem::exists(out)) requireProject(out);
-    if (format == "chrome") {
-        auto run = profiler::importChromeTrace(files, out);
-        if (!run.ok()) throw usageError(run.status().message());
-        return reportRun(args, "imported", run.value(), out);
-    }
-    if (format == "nsys") {
-        if (files.size() != 1) throw usageError("--format nsys takes one SQLite export");
-        auto run = profiler::importNsysSqlite(files.front(), out);
-        if (!run.ok()) throw usageError(run.status().message());
-        return reportRun(args, "imported", run.value(), out);
-    }
-    throw usageError("--format must be chrome or nsys, got '" + format + "'");
+    auto run = app::importTraces(format, args.positionals(), out);
+    if (!run.ok()) throw usageError(run.status().message());
+    return reportRun(args, "imported", run.value(), out);
 }
 
 int runExport(const Args& args) {

@@ -1,5 +1,6 @@
 #include "app/gui/models/range_stats_model.h"
 
+#include "app/gui/models/large_run.h"
 #include "app/gui/models/time_axis.h"
 #include "app/gui/models/timeline_model.h"
 
@@ -36,6 +37,22 @@ bool aggregateRange(const TimelineModel& timeline, std::int64_t t0, std::int64_t
     std::sort(out->begin(), out->end(), [](const RangeStat& a, const RangeStat& b) {
         return a.totalNs != b.totalNs ? a.totalNs > b.totalNs : a.name < b.name;
     });
+    return true;
+}
+
+bool aggregateStoredRange(const LargeRun& run, std::int64_t t0, std::int64_t t1, std::vector<RangeStat>* out,
+                          QString* error)
+{
+    out->clear();
+    auto reader = profiler::RunReader::open(run.path.toStdString(), run.runId);
+    auto totals = reader.ok() ? reader.value()->aggregate(run.outline.extents, t0, t1)
+                              : profiler::Result<std::vector<profiler::RunReader::NameTotals>>(reader.status());
+    if (!totals.ok()) {
+        *error = QString::fromStdString(totals.status().message());
+        return false;
+    }
+    for (const auto& t : totals.value())
+        out->push_back({QString::fromStdString(t.name), t.count, t.total_ns});
     return true;
 }
 

@@ -15,6 +15,7 @@
 namespace pacer::gui {
 
 class TimelineModel;
+struct LargeRun;
 
 struct RangeStat {
     QString name;
@@ -25,6 +26,11 @@ struct RangeStat {
 
 // Aggregates the timeline's events overlapping [t0, t1); false when a large run's events there are not held.
 bool aggregateRange(const TimelineModel& timeline, std::int64_t t0, std::int64_t t1, std::vector<RangeStat>* out);
+// The same table for a large run counted in its project file (RunReader::aggregate: one indexed GROUP BY per
+// track, no event read into memory), for ranges the timeline does not hold. Blocking: call it off the GUI thread.
+// False with *error when the project cannot be read.
+bool aggregateStoredRange(const LargeRun& run, std::int64_t t0, std::int64_t t1, std::vector<RangeStat>* out,
+                          QString* error);
 
 class RangeStatsModel : public QAbstractTableModel {
     Q_OBJECT

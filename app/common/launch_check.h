@@ -1,0 +1,21 @@
+// What a local launch refuses before any worker starts, in one place for every way a run is started: `pacer-cli
+// capture` (through the launcher) and the GUI's experiment editor call the same function, so a setting is refused
+// with the same sentence wherever it was typed.
+//
+// On top of the experiment's own validation (experiment.cpp) this checks that the model is well formed and that its
+// ranks can hold it in this machine's memory, and that the policy settings are ones the engine accepts whatever the
+// model is. What depends on the model's tensors (manual priorities, fusion groups) is left to each worker.
+#pragma once
+
+#include "app/common/experiment.h"
+
+#include <optional>
+#include <string>
+
+namespace pacer::app {
+
+// The experiment with the overrides applied, or nullopt with *error set to one line.
+std::optional<Experiment> resolveForLaunch(Experiment experiment, const ExperimentOverrides& overrides,
+                                           std::string* error);
+
+}  // namespace pacer::app

@@ -1,6 +1,7 @@
 #include "app/gui/schedule_editor_dock.h"
 
 #include "app/common/comparison.h"
+#include "app/common/tuned_settings.h"
 #include "app/common/units.h"
 #include "app/gui/models/tensor_priority_model.h"
 
@@ -36,6 +37,11 @@ ScheduleEditorDock::ScheduleEditorDock(QWidget* parent) : QDockWidget(tr("Schedu
     setObjectName(QStringLiteral("scheduleDock"));
     auto* body = new QWidget(this);
     auto* layout = new QVBoxLayout(body);
+    m_tuned = new QLabel(body);
+    m_tuned->setObjectName(QStringLiteral("tunedLabel"));
+    m_tuned->setWordWrap(true);
+    m_tuned->setVisible(false);
+    layout->addWidget(m_tuned);
     auto* form = new QFormLayout;
     layout->addLayout(form);
 
@@ -180,6 +186,11 @@ void ScheduleEditorDock::showSettings() {
     m_bucketMiB->setEnabled(c.name == "ddp");
     m_credit->setEnabled(c.name == "bytescheduler");
     m_fuseBelowKiB->setEnabled(c.name == "pace");
+    m_fuseBelowKiB->setToolTip(c.fusion_groups.empty()
+                                   ? tr("Pace fuses adjacent tensors below this size")
+                                   : tr("%n explicit fusion group(s) in use (the tensor list's Fused column); a "
+                                        "threshold set here replaces them", nullptr,
+                                        static_cast<int>(c.fusion_groups.size())));
     m_linkGbps->setValue(w.link_gbps);
     m_latencyUs->setValue(w.link_latency_us);
     m_ranks->setValue(w.ranks);
@@ -189,6 +200,13 @@ void ScheduleEditorDock::showSettings() {
     m_optimize->setEnabled(haveInput);
     m_save->setEnabled(haveInput);
     m_run->setEnabled(haveInput && !m_editor.input()->experimentJson.empty());
+    const std::optional<engine::Schedule>& tuned = haveInput ? m_editor.input()->tuned : std::nullopt;
+    m_tuned->setVisible(tuned.has_value());
+    if (tuned)
+        m_tuned->setText(tr("Run %1 tuned itself: %2 (predicted %3 ms at warm-up). The editor opened with that choice.")
+                             .arg(m_editor.input()->runId)
+                             .arg(QString::fromStdString(app::describeSettings(*tuned)))
+                             .arg(tuned->predicted_ms, 0, 'f', 1));
     m_showing = false;
 }
 
@@ -197,7 +215,9 @@ void ScheduleEditorDock::editPolicyField() {
     ScheduleSettings next = m_editor.settings();
     next.config.bucket_bytes = static_cast<std::size_t>(m_bucketMiB->value()) << 20;
     next.config.credit = m_credit->value();
-    next.config.fuse_below_bytes = static_cast<std::size_t>(m_fuseBelowKiB->value()) << 10;
+    const std::size_t fuseBelow = static_cast<std::size_t>(m_fuseBelowKiB->value()) << 10;
+    if (fuseBelow != next.config.fuse_below_bytes) next.config.fusion_groups.clear();  // a threshold replaces groups
+    next.config.fuse_below_bytes = fuseBelow;
     m_editor.edit(next, tr("Policy setting"));
 }
 

@@ -1,6 +1,6 @@
 // The schedule editor dock: policy, a segment-size slider on a log scale (4 KiB .. 256 MiB), the settings of
 // the policies that have them, what-if knobs, the tensor list (drag a row to change its priority), Optimize,
-// Save, and the figures of the latest replay. All state lives in ScheduleEditorModel; this only shows it.
+// Save, the figures of the latest replay, and what a self-tuned run chose (the editor opens with it). All state lives in ScheduleEditorModel; this only shows it.
 #pragma once
 
 #include "app/gui/models/schedule_editor_model.h"
@@ -29,6 +29,7 @@ public:
     QTableView* tensorView() const { return m_tensors; }
     TensorPriorityModel* tensorModel() const { return m_tensorModel; }
     QLabel* figuresLabel() const { return m_figures; }
+    QLabel* tunedLabel() const { return m_tuned; }  // what a self-tuned run chose; hidden for other inputs
     QPushButton* runButton() const { return m_run; }
 
     // The slider's positions: quarter octaves, so 4 KiB is 48 and 256 MiB is 112.
@@ -70,6 +71,7 @@ private:
     QSpinBox* m_channels = nullptr;
     QTableView* m_tensors = nullptr;
     QLabel* m_figures = nullptr;
+    QLabel* m_tuned = nullptr;
     QPushButton* m_optimize = nullptr;
     QPushButton* m_save = nullptr;
     QPushButton* m_run = nullptr;

@@ -7,13 +7,11 @@ namespace pacer::worker {
 using profiler::EventKind;
 
 TraceBridge::TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::TensorInfo>& tensors,
-                         const std::vector<std::string>& layerNames, int rank, bool enabled, int channels)
+                         const std::vector<std::string>& layerNames, int rank, bool enabled)
     : tracer_(tracer), enabled_(enabled), rank_(rank), tensors_(tensors) {
     const std::string prefix = "rank " + std::to_string(rank);
     computeTrack_ = tracer_.addTrack(profiler::TrackKind::Compute, prefix + " compute");
     commTracks_.push_back(tracer_.addTrack(profiler::TrackKind::Comm, prefix + " comm"));
-    for (int c = 1; c < channels; ++c)
-        commTracks_.push_back(tracer_.addTrack(profiler::TrackKind::Comm, prefix + " comm ch" + std::to_string(c)));
     for (const std::string& name : layerNames) layerNames_.push_back(tracer_.internName(name));
     for (const engine::TensorInfo& t : tensors) {
         tensorCommNames_.push_back(tracer_.internName("allreduce " + t.name));
@@ -22,6 +20,12 @@ TraceBridge::TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::
     }
     fusedName_ = tracer_.internName("allreduce fused");
     iterationName_ = tracer_.internName("iteration");
+}
+
+void TraceBridge::useChannels(int channels) {
+    for (int c = static_cast<int>(commTracks_.size()); c < channels; ++c)
+        commTracks_.push_back(
+            tracer_.addTrack(profiler::TrackKind::Comm, "rank " + std::to_string(rank_) + " comm ch" + std::to_string(c)));
 }
 
 void TraceBridge::onComm(const engine::CommEvent& e) {

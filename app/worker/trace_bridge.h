@@ -19,7 +19,12 @@ namespace pacer::worker {
 class TraceBridge final : public engine::TraceSink {
 public:
     TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::TensorInfo>& tensors,
-                const std::vector<std::string>& layerNames, int rank, bool enabled = true, int channels = 1);
+                const std::vector<std::string>& layerNames, int rank, bool enabled = true);
+
+    // A lane for each of `channels` channels. Call before a runtime with that many starts (no comm thread is
+    // running then): a self-tuning run learns its channel count only after warm-up, and a lane allocated for a
+    // channel it did not choose would stay empty in the trace and on the timeline.
+    void useChannels(int channels);
 
     void onComm(const engine::CommEvent& event) override;
 

@@ -231,7 +231,7 @@ private:
             records.push_back({t.id, t.name, t.layer, static_cast<std::int64_t>(t.elements)});
         check(writer_->writeTensors(records));
 
-        bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace, channelsAtMost());
+        bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace);
         bridge_->keepSpans(s_.switchAfterWarmup);
         chooseCollectives(e);
         engine::Schedule warmup;  // dynamic order, one channel, the settings as given
@@ -239,8 +239,8 @@ private:
         startRuntime(std::move(warmup));
     }
 
-    // The transport and the trace need a channel for every unit the run may keep in flight: the experiment's, or
-    // as many as self-tuning may choose.
+    // The transport needs a channel for every unit the run may keep in flight: the experiment's, or as many as
+    // self-tuning may choose. (The trace gets a lane per channel only when a runtime runs that many.)
     int channelsAtMost() const {
         const engine::TuneRequest& t = s_.schedule.tune;
         return s_.schedule.self_tune && !t.channels_fixed ? 4 : s_.experiment.channels;
@@ -303,6 +303,7 @@ private:
         engine::RuntimeOptions ro;
         ro.mode = schedule.plan_order ? engine::OrderMode::Plan : engine::OrderMode::Dynamic;
         ro.channels = schedule.plan_order ? schedule.channels : 1;  // dynamic order agrees one unit at a time
+        bridge_->useChannels(ro.channels);
         ro.plan = std::move(schedule.plan);
         ro.timeout = timeout();
         ro.gpu = s_.device == kernels::Device::Cuda;

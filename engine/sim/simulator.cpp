@@ -131,7 +131,25 @@ double lowerBoundMs(const Workload& w, const CostModel& cost) {
     const double waitJ = std::max(0.0, alpha + bytesJ * beta - slack - roundingSlack);
     // The link carries every byte each iteration; one fused unit is the cheapest way.
     const double comm = std::max(0.0, alpha + static_cast<double>(totalBytes) * beta - roundingSlack);
-    return toMs(std::max(compute + waitJ, comm));
+    // And the link idles on the output side, once per iteration. Take any layer q and the stretch of the next
+    // iteration from the start of q's forward to the end of q's backward: the forward of every layer up to q has
+    // waited for its reductions, and no gradient of a layer up to q is ready before the stretch ends, so all the
+    // link can carry in it is the tensors of the layers after q (this iteration's and the next one's, each
+    // instance once over all stretches). The stretch lasts at least the forward and backward of q and the layers
+    // after it; whatever of it those bytes cannot fill is idle link time on top of every other byte's. It matters
+    // where the output layers compute much and own few bytes: GPT-2's LM head, tied to the embedding, is 27% of its
+    // compute with no gradient of its own, where comm alone was a bound 7-10% below what any schedule reaches.
+    // The link is busy outside the stretch for at least the bytes up to q.
+    double bytesUpToQ = static_cast<double>(totalBytes), stretch = 0, outputSide = 0;
+    std::size_t next = w.tensors.size();  // tensors [next, n) belong to the layers after q
+    for (std::size_t q = w.layers.size(); q-- > 0;) {
+        stretch += static_cast<double>(w.layers[q].forward + w.layers[q].backward);
+        for (; next > 0 && w.tensors[next - 1].layer > static_cast<int>(q); --next)
+            bytesUpToQ -= static_cast<double>(w.tensors[next - 1].bytes());
+        if (bytesUpToQ <= 0) break;  // nothing left outside: comm alone says more
+        outputSide = std::max(outputSide, stretch + alpha + bytesUpToQ * beta - roundingSlack);
+    }
+    return toMs(std::max({compute + waitJ, comm, outputSide}));
 }
 
 Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& cost, const SimOptions& options) {

@@ -59,8 +59,10 @@ struct SimResult {
 // finishes an iteration.
 Result<SimResult> simulate(const Workload& workload, Policy& policy, const CostModel& cost, const SimOptions& options);
 
-// The lower bound alone, in ms per iteration: max(compute + the unavoidable wait for the input-side layer's
-// reduction, one collective carrying every byte). Cheap; simulate() fills it into its figures too.
+// The lower bound alone, in ms per iteration: the largest of compute + the unavoidable wait for the input-side
+// layer's reduction, one collective carrying every byte, and every byte plus the link's unavoidable idle on the
+// output side (the forward and backward of the last layers, while only their own few bytes can travel). Cheap;
+// simulate() fills it into its figures too.
 double lowerBoundMs(const Workload& workload, const CostModel& cost);
 
 // Checks the workload's shape: tensor ids 0..n-1 in order, layers in range, non-negative times.

@@ -37,6 +37,17 @@ std::map<std::string, double> tunedMetrics(const std::map<std::string, double>& 
     return out;
 }
 
+// Communication tracks of the latest run, per rank.
+std::vector<int> commLanesPerRank(const QString& project) {
+    auto trace = pacer::profiler::readRun(project.toStdString(), 0);
+    if (!trace.ok()) return {};
+    std::vector<int> lanes(static_cast<std::size_t>(trace.value().ranks), 0);
+    for (const auto& t : trace.value().tracks)
+        if (t.kind == pacer::profiler::TrackKind::Comm && t.rank >= 0 && t.rank < static_cast<int>(lanes.size()))
+            ++lanes[static_cast<std::size_t>(t.rank)];
+    return lanes;
+}
+
 }  // namespace
 
 class SelfTunedRunTest : public QObject {
@@ -65,6 +76,21 @@ private slots:
         QVERIFY2(row["settings"].toString().contains("segments"), runs.out.constData());
         const ProcessResult text = runCli({"runs", "--project", project_});
         QVERIFY2(text.out.contains("tuned itself:"), text.out.constData());
+        const int chosen = tuned.at("tuned_plan_order") == 1 ? static_cast<int>(tuned.at("tuned_channels")) : 1;
+        QCOMPARE(commLanesPerRank(project_), (std::vector<int>{chosen, chosen}));
+    }
+
+    // The channel count is known only after warm-up: the trace has a lane for each channel the run used, not for
+    // every one self-tuning could have chosen. In dynamic order (given) one channel runs, so one lane per rank.
+    void lanesOnlyForChannelsUsed() {
+        const QString project = dir_.filePath("dynamic.pacer");
+        nlohmann::json changes = paceDefaults();
+        changes["order"] = "dynamic";
+        changes["iterations"] = 5;
+        const QString experiment = writeExperiment(dir_, "pace-dynamic.json", changes);
+        const ProcessResult r = runCli({"capture", "--experiment", experiment, "--out", project, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(commLanesPerRank(project), (std::vector<int>{1, 1}));
     }
 
     // Each rank's own file (kept by --keep-run-dir) holds the same chosen settings, and after warm-up every rank

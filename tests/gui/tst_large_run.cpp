@@ -63,6 +63,8 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_path = m_dir.filePath(QStringLiteral("large.pacer"));
         auto trace = test::makeTwoRankTrace(kIterations);
+        // A channel lane recorded but never used (as self-tuning runs once allocated): neither view draws it.
+        trace->tracks.push_back({4, 0, profiler::TrackKind::Comm, "rank 0 comm ch1"});
         profiler::RunInfo info;
         info.label = trace->label;
         info.ranks = 2;
@@ -83,6 +85,7 @@ private slots:
         large.setIndex(buildLargeRunIndex(run));
         QVERIFY(large.isLarge());
         QCOMPARE(large.laneNames(), whole.laneNames());
+        QVERIFY(!large.laneNames().contains(QStringLiteral("rank 0 comm ch1")));
         QCOMPARE(large.startTime(), whole.startTime());
         QCOMPARE(large.endTime(), whole.endTime());
         QCOMPARE(large.minPriority(), whole.minPriority());

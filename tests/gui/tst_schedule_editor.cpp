@@ -3,6 +3,8 @@
 // both, a schedule saved into the project and loaded back, and the main window drawing the replay under the
 // measured run, and "Run this schedule" checked against a real run. Inputs: the zoo's BERT-base (199 tensors) and the sample Pacer trace imported into a project.
 #include "app/common/policy_json.h"
+#include "app/common/tuned_settings.h"
+#include "app/gui/models/project_tree_model.h"
 #include "app/gui/main_window.h"
 #include "app/gui/prediction_check_dock.h"
 #include "app/gui/models/schedule_editor_model.h"
@@ -16,9 +18,11 @@
 #include <QAbstractItemModelTester>
 #include <QLabel>
 #include <QMimeData>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -48,6 +52,15 @@ bool waitIdle(ScheduleEditorModel& editor) {
     return QTest::qWaitFor([&] {
         return !editor.worker()->isBusy() && editor.latest() && editor.latest()->generation == editor.worker()->generation();
     }, 10000);
+}
+
+// Shows the window and opens a project in it; true once it has loaded.
+bool openShown(MainWindow& window, const QString& project) {
+    window.resize(1200, 700);
+    window.show();
+    QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+    window.openProject(project);
+    return QTest::qWaitFor([&] { return loaded.count() == 1; }, 10000);
 }
 
 }  // namespace
@@ -178,11 +191,7 @@ private slots:
 
     void mainWindowDrawsTheReplayUnderTheRun() {
         MainWindow window;
-        window.resize(1200, 700);
-        window.show();
-        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
-        window.openProject(m_project);
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+        QVERIFY(openShown(window, m_project));
         ScheduleEditorModel& editor = *window.scheduleDock()->editor();
         QVERIFY(editor.input());
         QCOMPARE(editor.input()->runId, std::int64_t(1));
@@ -197,6 +206,58 @@ private slots:
         emit window.scheduleDock()->scheduleSaved(m_project, 0);
         QTRY_VERIFY_WITH_TIMEOUT(!window.projectModel()->overview().schedules.empty(), 10000);
         QVERIFY(window.timeline()->model()->laneNames().contains("replay comm"));
+    }
+
+    // A self-tuned pace run (the CNN sample, captured for real) opens with what it chose: segment size, fusion
+    // groups, order and channels, so the editor's first replay is the run's own replay, not a default pace.
+    void selfTunedRunOpensWithItsChoice() {
+        const QString project = m_dir.filePath("tuned.pacer");
+        QProcess cli;
+        cli.start(PACER_CLI_PATH, {"capture", "--experiment", PACER_SOURCE_DIR "/samples/experiments/cnn-2rank.json",
+                                   "--out", project, "--policy", "pace", "--iterations", "8"});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        MainWindow window;
+        QVERIFY(openShown(window, project));
+        ScheduleEditorModel& editor = *window.scheduleDock()->editor();
+        QVERIFY(editor.input() && editor.input()->tuned);
+        const engine::Schedule& tuned = *editor.input()->tuned;
+        QVERIFY(waitIdle(editor));
+        const ScheduleSettings& opened = editor.settings();
+        QCOMPARE(opened.config.name, std::string("pace"));
+        QCOMPARE(opened.config.segment_bytes, tuned.policy.segment_bytes);
+        QCOMPARE(opened.config.fusion_groups, tuned.policy.fusion_groups);
+        // The first replay is the run replayed as it ran (its workload carries the order and channels it chose).
+        auto self = engine::replay(editor.input()->workload, editor.input()->cost, tuned.policy, {});
+        QVERIFY2(self.ok(), self.message().c_str());
+        QCOMPARE(editor.latest()->figures.iter_ms, self.value().sim.figures.iter_ms);
+        QCOMPARE(editor.undoStack()->count(), 0);  // opening is not an edit
+
+        // The choice is shown: in the dock, in the tensor list (each tensor's fused unit), and in the project tree.
+        ScheduleEditorDock& dock = *window.scheduleDock();
+        QVERIFY(dock.tunedLabel()->isVisible());
+        QVERIFY2(dock.tunedLabel()->text().contains(QString::fromStdString(app::describeSettings(tuned))),
+                 qPrintable(dock.tunedLabel()->text()));
+        TensorPriorityModel* tensors = dock.tensorModel();
+        QAbstractItemModelTester tester(tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::map<int, QString> unitOf;  // tensor id -> "unit k", groups numbered in tensor order
+        for (std::size_t g = 0; g < tuned.policy.fusion_groups.size(); ++g)
+            for (int id : tuned.policy.fusion_groups[g]) unitOf[id] = QStringLiteral("unit %1").arg(g + 1);
+        for (int row = 0; row < tensors->rowCount(); ++row) {
+            const int id = editor.priorityOrder()[static_cast<std::size_t>(row)];
+            QCOMPARE(tensors->index(row, TensorPriorityModel::Fusion).data().toString(), unitOf[id]);
+        }
+        const QModelIndex run = window.projectModel()->runIndex(editor.input()->runId);
+        QCOMPARE(run.data(ProjectTreeModel::TunedRole).toString(), QString::fromStdString(app::describeSettings(tuned)));
+        QVERIFY(run.data(Qt::ToolTipRole).toString().contains(QStringLiteral("tuned itself")));
+
+        // A fusion threshold typed in replaces the explicit groups (pace's greedy fusion then decides).
+        auto* fuseBelow = dock.findChild<QSpinBox*>(QStringLiteral("fuseBelowBox"));
+        QVERIFY(fuseBelow);
+        fuseBelow->setValue(fuseBelow->value() + 1);
+        QVERIFY(editor.settings().config.fusion_groups.empty());
+        editor.undoStack()->undo();
+        QCOMPARE(editor.settings().config.fusion_groups, tuned.policy.fusion_groups);
     }
 
     // A real run of mlp-2rank (4 iterations), then "Run this schedule" with pace at 64 KiB: the new run's measured

@@ -56,6 +56,33 @@ private slots:
         QCOMPARE(model.endTime(), qint64(1));
     }
 
+    // A self-tuned run recorded with a lane for every channel it could have chosen: a rank's extra channels that
+    // carry nothing get no lane; the main comm lane stays even when idle (rank 1 sent nothing here).
+    void idleChannelLanesAreLeftOut()
+    {
+        using pacer::profiler::TrackKind;
+        auto run = test::makeTwoRankTrace();  // tracks 0..3: compute and comm of ranks 0 and 1
+        run->tracks.push_back({4, 0, TrackKind::Comm, "rank 0 comm ch1"});
+        run->tracks.push_back({5, 0, TrackKind::Comm, "rank 0 comm ch2"});
+        run->tracks.push_back({6, 1, TrackKind::Comm, "rank 1 comm ch1"});
+        pacer::profiler::TraceEvent unit;
+        unit.kind = pacer::profiler::EventKind::AllReduce;
+        unit.track = 4;
+        unit.start = 100;
+        unit.end = 200;
+        unit.name = "allreduce fused";
+        run->events.push_back(unit);
+        std::erase_if(run->events, [](const pacer::profiler::TraceEvent& e) { return e.track == 3; });
+        TimelineModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTrace(run);
+        QCOMPARE(model.laneNames(), (QStringList{"rank 0 compute", "rank 0 comm", "rank 0 comm ch1", "rank 1 compute",
+                                                 "rank 1 comm"}));
+        QCOMPARE(model.data(model.index(2), TimelineModel::EventCountRole).toInt(), 1);
+        // Windows of a large run keep every lane they are given (the outline already left the idle ones out).
+        QCOMPARE(buildTimelineIndex(run, IdleChannels::Keep)->lanes.size(), std::size_t(7));
+    }
+
     void cutsToVisibleRange()
     {
         TimelineModel model;
@@ -220,8 +247,18 @@ private slots:
         QCOMPARE(model.index(2, 0, runs).data().toString(), QStringLiteral("#1 first · fifo"));
         QCOMPARE(model.index(2, 0, runs).data(ProjectTreeModel::RunIdRole).toLongLong(), qint64(1));
         QCOMPARE(model.runIndex(1), model.index(2, 0, runs));
+        QVERIFY(model.index(0, 0, runs).data(ProjectTreeModel::TunedRole).toString().isEmpty());
+        // A run that tuned itself says so, and its tooltip gives what it chose instead of the experiment's segment.
+        overview.runs.push_back({4, "", "pace", 2, 3, 4 << 20, "plan order, 2 channels, 1 MiB segments, 3 fusion groups"});
+        model.setOverview(overview);
+        const QModelIndex tuned = model.index(0, 0, model.index(0, 0, model.index(0, 0)));
+        QCOMPARE(tuned.data().toString(), QStringLiteral("#4 pace (tuned)"));
+        QCOMPARE(tuned.data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("run 4: policy pace, 2 ranks, 3 iterations, tuned itself: plan order, 2 channels, "
+                                "1 MiB segments, 3 fusion groups"));
+        QCOMPARE(tuned.data(ProjectTreeModel::TunedRole).toString(), overview.runs.back().tuned);
         QCOMPARE(model.parent(model.index(0, 0, runs)), runs);
-        const QModelIndex schedules = model.index(1, 0, experiment);
+        const QModelIndex schedules = model.index(1, 0, model.index(0, 0));
         QCOMPARE(model.index(0, 0, schedules).data(ProjectTreeModel::ScheduleIdRole).toLongLong(), qint64(5));
     }
 };

@@ -104,8 +104,10 @@ private slots:
         QCOMPARE(f.exposed_comm_ms, 700e-6);
         QVERIFY(qAbs(f.overlap - 200.0 / 900.0) < 1e-12);
         QCOMPARE(f.idle_ms, 0.0);
-        // compute 600 + layer 0's reduction 450 with nothing to overlap it (less 1 ns kept for rounding).
-        QVERIFY(qAbs(f.lower_bound_ms - 1050e-6) <= 1e-6);
+        // The link carries both tensors (one unit: 850) and idles through l1's forward and backward (300): the
+        // forward of l1 waits for its reduction and nothing of the next iteration is ready before l1's backward ends
+        // (less 1 ns kept for rounding). Above compute 600 + layer 0's reduction 450 with nothing to overlap it.
+        QVERIFY(qAbs(f.lower_bound_ms - 1150e-6) <= 1e-6);
         QCOMPARE(r.value().iteration_starts, (std::vector<Nanos>{0, 1300, 2600, 3900, 5200}));
         QCOMPARE(r.value().order.size(), std::size_t{2});
         QCOMPARE(r.value().order[0].pieces.front().tensor, 1);
@@ -224,6 +226,23 @@ private slots:
         QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
         QVERIFY(r.value().figures.lower_bound_ms <= r.value().figures.iter_ms);
         QCOMPARE(r.value().order.size(), std::size_t{2});
+    }
+
+    // A head without gradients of its own at the output (GPT-2's LM head is tied to the embedding): l2 computes
+    // 900 ns an iteration and owns no bytes. Between the start of l1's forward (after l1's reduction) and the end of
+    // l1's backward (before which nothing of the next iteration is ready) the link has nothing to carry: 1200 ns
+    // on top of every byte in one unit (50 + 44000 x 0.1 = 4450), less 1 ns for rounding. Comm alone said 4449,
+    // compute with layer 0's reduction 1950. Fifo reaches 5800: t1 4050 from l1's backward, t0 450, then the
+    // forward of l0 after t0 and on to l1's backward, 1300, with the link idle.
+    void outputSideBoundsTheLinkIdle() {
+        Workload w;
+        w.layers = {{"l0", 100, 200}, {"l1", 100, 200}, {"head", 300, 600}};
+        w.tensors = {{0, "l0.w", 0, 1000}, {1, "l1.w", 1, 10000}};
+        Result<SimResult> r = simulateWith(w, PolicyConfig{}, CostModel{50, 0.1, {}}, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        QCOMPARE(r.value().figures.iter_ms, 5800e-6);
+        QVERIFY(qAbs(r.value().figures.lower_bound_ms - 5649e-6) <= 1e-9);
+        QVERIFY(qAbs(lowerBoundMs(w, CostModel{50, 0.1, {}}) - 5649e-6) <= 1e-9);
     }
 
     void lowerBoundNeverAboveSimulated_data() {

@@ -31,7 +31,7 @@ std::vector<const TrackExtent*> extentsByLane(const TimelineIndex& index, const 
 // The run's span and priority range come from the outline, not from whatever the window holds.
 std::shared_ptr<TimelineIndex> indexOf(std::shared_ptr<const LargeRun> run, profiler::RunTrace trace)
 {
-    auto index = buildTimelineIndex(std::make_shared<const profiler::RunTrace>(std::move(trace)));
+    auto index = buildTimelineIndex(std::make_shared<const profiler::RunTrace>(std::move(trace)), IdleChannels::Keep);
     std::int64_t lo = std::numeric_limits<std::int64_t>::max();
     std::int64_t hi = std::numeric_limits<std::int64_t>::min();
     for (const TrackExtent& x : run->outline.extents) {
@@ -101,6 +101,13 @@ std::shared_ptr<const LargeRun> openLargeRun(const QString& path, std::int64_t r
     run->path = path;
     run->runId = (*reader)->runId();
     run->outline = std::move(outline).value();
+    // Idle channel lanes go by the outline's counts, so that every window has the same lanes.
+    run->outline.trace.tracks = tracksWithoutIdleChannels(run->outline.trace.tracks, [&run](int track) {
+        for (const TrackExtent& x : run->outline.extents)
+            if (x.track == track)
+                return x.events > 0;
+        return false;
+    });
     // Lanes too small for a summary are read whole here and travel in every window.
     std::vector<TrackExtent> small;
     for (const TrackExtent& x : run->outline.extents)
@@ -117,7 +124,7 @@ std::shared_ptr<const LargeRun> openLargeRun(const QString& path, std::int64_t r
             run->outline.trace.events.push_back(std::move(e));
     }
     // Resident levels, coarsest first, while a lane's level stays small; its cells cover the whole run.
-    const auto layout = buildTimelineIndex(std::make_shared<const profiler::RunTrace>(run->outline.trace));
+    const auto layout = buildTimelineIndex(std::make_shared<const profiler::RunTrace>(run->outline.trace), IdleChannels::Keep);
     for (const TrackExtent* x : extentsByLane(*layout, run->outline)) {
         std::vector<SummaryLevelCells> levels;
         if (x) {

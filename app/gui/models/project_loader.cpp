@@ -1,6 +1,7 @@
 #include "app/gui/models/project_loader.h"
 
 #include "app/gui/models/large_run.h"
+#include "app/common/tuned_settings.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -41,6 +42,10 @@ ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId, con
         entry.ranks = r.ranks;
         entry.iterations = r.iterations;
         entry.segmentBytes = r.segment_bytes;
+        engine::PolicyConfig ran;
+        ran.name = r.policy;
+        if (const auto tuned = app::tuningFromMetrics(r.metrics, ran))
+            entry.tuned = QString::fromStdString(app::describeSettings(*tuned));
         snapshot.overview.runs.push_back(std::move(entry));
     }
     // The experiment's own name, from the newest run that kept its experiment file.

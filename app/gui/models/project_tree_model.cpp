@@ -110,20 +110,31 @@ QVariant ProjectTreeModel::data(const QModelIndex& index, int role) const
     if (groupOf(id) == kRunsGroup) {
         const RunEntry& run = m_overview.runs.at(static_cast<std::size_t>(row));
         switch (role) {
-        case Qt::DisplayRole:
+        case Qt::DisplayRole: {
             // The policy is what tells runs of one experiment apart; show it unless the label already does.
+            const QString tuned = run.tuned.isEmpty() ? QString() : QStringLiteral(" (tuned)");
             if (run.label.isEmpty())
-                return QStringLiteral("#%1 %2").arg(run.id).arg(run.policy);
+                return QStringLiteral("#%1 %2%3").arg(run.id).arg(run.policy, tuned);
             if (run.policy.isEmpty() || run.label.contains(run.policy, Qt::CaseInsensitive))
-                return QStringLiteral("#%1 %2").arg(run.id).arg(run.label);
-            return QStringLiteral("#%1 %2 · %3").arg(run.id).arg(run.label, run.policy);
+                return QStringLiteral("#%1 %2%3").arg(run.id).arg(run.label, tuned);
+            return QStringLiteral("#%1 %2 · %3%4").arg(run.id).arg(run.label, run.policy, tuned);
+        }
         case Qt::ToolTipRole:
+            // A self-tuned run's own segment size is the one it chose, not the experiment's.
+            if (!run.tuned.isEmpty())
+                return QStringLiteral("run %1: policy %2, %3 ranks, %4 iterations, tuned itself: %5")
+                    .arg(run.id)
+                    .arg(run.policy)
+                    .arg(run.ranks)
+                    .arg(run.iterations)
+                    .arg(run.tuned);
             return QStringLiteral("run %1: policy %2, %3 ranks, %4 iterations, segment %5")
                 .arg(run.id)
                 .arg(run.policy)
                 .arg(run.ranks)
                 .arg(run.iterations)
                 .arg(run.segmentBytes > 0 ? formatBytes(run.segmentBytes) : QStringLiteral("whole tensors"));
+        case TunedRole: return run.tuned;
         case NodeKindRole: return static_cast<int>(NodeKind::Run);
         case RunIdRole: return static_cast<qint64>(run.id);
         default: return {};

@@ -21,6 +21,7 @@ struct RunEntry {
     int ranks = 0;
     int iterations = 0;
     std::int64_t segmentBytes = 0;
+    QString tuned;  // what a self-tuning pace chose ("plan order, 2 channels, 1 MiB segments, ..."), else empty
 };
 
 struct ScheduleEntry {
@@ -44,6 +45,7 @@ public:
         NodeKindRole = Qt::UserRole + 1,  // int(NodeKind)
         RunIdRole,                        // qint64, on Run nodes
         ScheduleIdRole,                   // qint64, on Schedule nodes
+        TunedRole,                        // QString, on Run nodes: the self-tuned choice, empty when none
     };
 
     explicit ProjectTreeModel(QObject* parent = nullptr);

@@ -2,8 +2,11 @@
 
 #include "app/common/units.h"
 #include "app/gui/models/schedule_editor_model.h"
+#include "engine/policies/segmenting.h"
 
 #include <QMimeData>
+
+#include <algorithm>
 
 namespace pacer::gui {
 
@@ -15,15 +18,36 @@ TensorPriorityModel::TensorPriorityModel(ScheduleEditorModel* editor, QObject* p
 
 void TensorPriorityModel::refresh() {
     std::vector<int> order = m_editor->priorityOrder();
+    // The units pace sends: its explicit groups, else its greedy fusion (engine/policies/pace_policy.cpp).
+    const engine::PolicyConfig& c = m_editor->settings().config;
+    std::vector<std::vector<int>> groups;
+    if (c.name == "pace" && m_editor->input())
+        groups = c.fusion_groups.empty()
+                     ? engine::greedyFusionGroups(m_editor->input()->workload.tensors, c.fuse_below_bytes, c.segment_bytes)
+                     : c.fusion_groups;
+    std::sort(groups.begin(), groups.end());
+    std::vector<int> group(order.size(), 0);
+    std::vector<std::pair<int, int>> spans;
+    for (const auto& g : groups) {
+        if (g.size() < 2) continue;
+        spans.emplace_back(g.front(), g.back());
+        for (int t : g)
+            if (t >= 0 && static_cast<std::size_t>(t) < group.size()) group[static_cast<std::size_t>(t)] = static_cast<int>(spans.size());
+    }
     if (order.size() != m_order.size()) {
         beginResetModel();
         m_order = std::move(order);
+        m_group = std::move(group);
+        m_groupSpan = std::move(spans);
+        m_segments = m_editor->settings().config.tensor_segment_bytes;
         endResetModel();
         return;
     }
     const std::vector<std::size_t>& segments = m_editor->settings().config.tensor_segment_bytes;
-    if (order == m_order && segments == m_segments) return;
+    if (order == m_order && group == m_group && segments == m_segments) return;
     m_order = std::move(order);
+    m_group = std::move(group);
+    m_groupSpan = std::move(spans);
     m_segments = segments;
     if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
@@ -52,6 +76,14 @@ QVariant TensorPriorityModel::data(const QModelIndex& index, int role) const {
                        : tr("The policy's segment size; type a size to give this tensor its own");
         return {};
     }
+    const int unit = static_cast<std::size_t>(id) < m_group.size() ? m_group[static_cast<std::size_t>(id)] : 0;
+    if (index.column() == Fusion && unit > 0 && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
+        const auto [first, last] = m_groupSpan[static_cast<std::size_t>(unit - 1)];
+        if (role == Qt::ToolTipRole)
+            return tr("Fused unit %1 of %2: tensors %3 to %4 travel as one all-reduce")
+                .arg(unit).arg(m_groupSpan.size()).arg(first).arg(last);
+        return tr("unit %1").arg(unit);
+    }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
         case Name: return QString::fromStdString(t.name);
@@ -70,6 +102,7 @@ QVariant TensorPriorityModel::headerData(int section, Qt::Orientation orientatio
         case Bytes: return tr("Bytes");
         case Priority: return tr("Priority");
         case Segment: return tr("Segment");
+        case Fusion: return tr("Fused");
         default: return {};
     }
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <unordered_set>
 
 namespace pacer::gui {
 
@@ -65,7 +66,24 @@ TimelineModel::TimelineModel(QObject* parent) : QAbstractListModel(parent), m_in
 
 TimelineModel::~TimelineModel() = default;
 
-std::shared_ptr<TimelineIndex> buildTimelineIndex(std::shared_ptr<const RunTrace> trace)
+std::vector<profiler::Track> tracksWithoutIdleChannels(const std::vector<profiler::Track>& tracks,
+                                                       const std::function<bool(int)>& hasEvents)
+{
+    std::map<int, int> firstComm;  // rank -> its lowest comm track id: the main lane, kept even when idle
+    for (const profiler::Track& t : tracks)
+        if (t.kind == profiler::TrackKind::Comm) {
+            auto [it, inserted] = firstComm.try_emplace(t.rank, t.id);
+            if (!inserted)
+                it->second = std::min(it->second, t.id);
+        }
+    std::vector<profiler::Track> out;
+    for (const profiler::Track& t : tracks)
+        if (t.kind != profiler::TrackKind::Comm || firstComm.at(t.rank) == t.id || hasEvents(t.id))
+            out.push_back(t);
+    return out;
+}
+
+std::shared_ptr<TimelineIndex> buildTimelineIndex(std::shared_ptr<const RunTrace> trace, IdleChannels idle)
 {
     auto index = std::make_shared<TimelineIndex>();
     TimelineIndex& x = *index;
@@ -135,6 +153,13 @@ std::shared_ptr<TimelineIndex> buildTimelineIndex(std::shared_ptr<const RunTrace
         if (lo <= hi) {
             x.start = lo;
             x.end = std::max(hi, lo + 1);
+        }
+        if (idle == IdleChannels::Hide) {
+            auto hasEvents = [&](int track) { return !x.lanes[static_cast<std::size_t>(laneOfTrack.value(track))].events.empty(); };
+            std::unordered_set<int> drawn;
+            for (const profiler::Track& t : tracksWithoutIdleChannels(run.tracks, hasEvents))
+                drawn.insert(t.id);
+            std::erase_if(x.lanes, [&drawn](const TimelineIndex::Lane& lane) { return !drawn.count(lane.track); });
         }
         for (const auto& [index, mark] : iterations)
             x.iterations.push_back(mark);

@@ -17,6 +17,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -82,7 +83,18 @@ struct TimelineIndex {
     LargeRunWindow window;
 };
 
-std::shared_ptr<TimelineIndex> buildTimelineIndex(std::shared_ptr<const profiler::RunTrace> trace);
+// A lane for every track but a rank's extra communication channels (its comm tracks after the first) that carry no
+// event: runs recorded before the worker added a lane per channel as its runtime started one kept four per rank
+// after self-tuning whatever it chose, and a replay in plan order has a lane per channel whether or not a unit went
+// there. hasEvents(track id) says whether a track has any.
+std::vector<profiler::Track> tracksWithoutIdleChannels(const std::vector<profiler::Track>& tracks,
+                                                       const std::function<bool(int)>& hasEvents);
+
+// Keep: every track gets a lane, as a large run's windows need (each must have its outline's lanes, whatever
+// events it holds); Hide: tracksWithoutIdleChannels over the trace's own events.
+enum class IdleChannels { Hide, Keep };
+std::shared_ptr<TimelineIndex> buildTimelineIndex(std::shared_ptr<const profiler::RunTrace> trace,
+                                                  IdleChannels idle = IdleChannels::Hide);
 
 class TimelineModel : public QAbstractListModel {
     Q_OBJECT

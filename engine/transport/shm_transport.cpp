@@ -282,6 +282,12 @@ private:
         return {};
     }
 
+    // The peer that gave up first and why, or empty.
+    std::string peerGaveUp() const {
+        const std::int32_t by = header().aborted_by.load(std::memory_order_acquire);
+        return by > 0 ? "rank " + std::to_string(by - 1) + " gave up (" + header().abort_reason + ")" : std::string();
+    }
+
     Status barrier(int channel) {
         std::atomic<std::uint32_t>& arrivals = control(channel).arrivals;
         const std::uint32_t target = static_cast<std::uint32_t>(++barriers_[channel] * options_.size);
@@ -299,15 +305,18 @@ private:
         for (;;) {
             const std::uint32_t v = arrivals.load(std::memory_order_acquire);
             if (reached(v)) return Status::success();
-            // A dead peer first: a survivor that gave up before us may have seen it (its reason says so).
+            // A peer that gave up first: its reason names the cause (e.g. "rank 2 exited"), and that peer may
+            // have exited since, so looking for dead peers first would name it instead of the rank that died.
+            if (std::string gaveUp = peerGaveUp(); !gaveUp.empty()) return Status::error(gaveUp);
             if (std::string problem = peerProblem(); !problem.empty()) {
                 // The last peer to arrive may have arrived and exited between our load and that check: its arrival
                 // precedes its exit, so a second look tells a finished peer from one that died before arriving.
                 if (reached(arrivals.load(std::memory_order_acquire))) return Status::success();
+                // A survivor may have given up (and exited) between our abort check and that look: its reason
+                // names the dead rank, where ours would name the survivor.
+                if (std::string gaveUp = peerGaveUp(); !gaveUp.empty()) return Status::error(gaveUp);
                 return Status::error(problem);
             }
-            if (const std::int32_t by = header().aborted_by.load(std::memory_order_acquire); by > 0)
-                return Status::error("rank " + std::to_string(by - 1) + " gave up (" + header().abort_reason + ")");
             const auto now = Clock::now();
             if (now >= deadline)
                 return Status::error("timed out after " + std::to_string(options_.timeout.count()) + " ms: " +

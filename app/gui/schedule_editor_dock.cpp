@@ -115,6 +115,9 @@ ScheduleEditorDock::ScheduleEditorDock(QWidget* parent) : QDockWidget(tr("Schedu
     m_tensors->setDefaultDropAction(Qt::MoveAction);
     m_tensors->setDragDropOverwriteMode(false);
     m_tensors->verticalHeader()->hide();
+    // Six columns in a dock a third of the window wide: the figures take what they need, the name the rest (at
+    // fixed widths the Priority, Segment and Fused columns sat beyond a horizontal scroll bar).
+    m_tensors->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tensors->horizontalHeader()->setSectionResizeMode(TensorPriorityModel::Name, QHeaderView::Stretch);
     m_tensors->setToolTip(tr("Drag a tensor up to reduce it sooner (manual policy)"));
     layout->addWidget(m_tensors, 1);

@@ -2,6 +2,7 @@
 // experiment's project in the user's data directory and offers Run.
 #include "app/gui/analysis_panel.h"
 #include "app/gui/compare_dock.h"
+#include "app/gui/experiment_editor_dialog.h"
 #include "app/gui/main_window.h"
 #include "app/gui/schedule_editor_dock.h"
 #include "app/gui/models/zoom_state.h"
@@ -92,8 +93,9 @@ int main(int argc, char** argv)
                                         QStringLiteral("png"));
     const QCommandLineOption view(QStringLiteral("view"),
                                   QStringLiteral("timeline (default), schedule (the editor, after its replay), compare "
-                                                 "(the shown run and replays of it pinned in the compare view) or analysis "
-                                                 "(the analysis panel under the timeline, the critical path outlined)."),
+                                                 "(the shown run and replays of it pinned in the compare view), analysis "
+                                                 "(the analysis panel under the timeline, the critical path outlined) or "
+                                                 "experiment (the experiment editor of Run > New Experiment)."),
                                   QStringLiteral("name"), QStringLiteral("timeline"));
     parser.addOption(experiment);
     parser.addOption(screenshot);
@@ -101,8 +103,9 @@ int main(int argc, char** argv)
     parser.process(app);
     const QString viewName = parser.value(view);
     if (viewName != QLatin1String("timeline") && viewName != QLatin1String("schedule") &&
-        viewName != QLatin1String("analysis") && viewName != QLatin1String("compare")) {
-        std::fprintf(stderr, "pacer: error: --view must be timeline, schedule, compare or analysis, not '%s'\n",
+        viewName != QLatin1String("analysis") && viewName != QLatin1String("compare") &&
+        viewName != QLatin1String("experiment")) {
+        std::fprintf(stderr, "pacer: error: --view must be timeline, schedule, compare, analysis or experiment, not '%s'\n",
                      qPrintable(viewName));
         return 2;
     }
@@ -161,6 +164,22 @@ int main(int argc, char** argv)
             QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [panel, grab] {
                 QObject::connect(panel, &pacer::gui::AnalysisPanel::analysed, panel, [grab] { QTimer::singleShot(100, grab); });
             });
+        } else if (viewName == QLatin1String("experiment")) {
+            // The experiment editor (Run > New Experiment), grabbed once the worker has said which GPUs it found.
+            if (auto* open = window.findChild<QAction*>(QStringLiteral("newExperimentAction"))) open->trigger();
+            auto* editor = window.findChild<pacer::gui::ExperimentEditorDialog*>(QStringLiteral("experimentEditor"));
+            if (!editor) {
+                std::fprintf(stderr, "pacer: error: this build has no experiment editor\n");
+                return 1;
+            }
+            auto grabEditor = [editor, out] {
+                const bool ok = editor->grab().save(out);
+                std::fprintf(ok ? stdout : stderr, ok ? "wrote %s\n" : "pacer: error: cannot write %s\n", qPrintable(out));
+                QCoreApplication::exit(ok ? 0 : 1);
+            };
+            QObject::connect(editor, &pacer::gui::ExperimentEditorDialog::gpusDiscovered, editor,
+                             [grabEditor] { QTimer::singleShot(100, grabEditor); });
+            QTimer::singleShot(12'000, editor, grabEditor);  // discovery gives up after 10 s
         } else {
             window.scheduleDock()->hide();
             QObject::connect(&window, &pacer::gui::MainWindow::projectLoaded, &window, [grab] { QTimer::singleShot(100, grab); });

@@ -42,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -71,6 +72,8 @@ constexpr std::size_t kSlotFloats = std::size_t(1) << 18;
 constexpr int kOutboxSlots = 16;
 constexpr std::size_t kPieceFloats = std::size_t(1) << 15;
 constexpr auto kPeerCheck = std::chrono::milliseconds(20);  // how often a waiting round looks for dead peers
+// The word each rank's peers read at rendezvous to learn whether they can read its memory.
+const std::uint64_t kProbeWord = 0x5041434552524541;
 constexpr auto kSpin = std::chrono::microseconds(30);   // spin before sleeping: a peer arriving soon costs no wake-up
 constexpr auto kSleepSlice = std::chrono::milliseconds(50);
 constexpr auto kPollRendezvous = std::chrono::milliseconds(2);
@@ -85,6 +88,11 @@ struct alignas(64) Header {
     std::atomic<std::int32_t> aborted_by;  // 0; -1 while the first rank to give up writes its reason; 1 + that rank
     char abort_reason[512];                 // why it gave up (it may have named a dead peer first)
     std::atomic<std::int32_t> pids[kMaxRanks];
+    // Whether every rank can read every other rank's memory (process_vm_readv; threads of one process always can):
+    // each publishes the address of a known word, reads its peers' and counts itself as probed.
+    std::uint64_t probe_address[kMaxRanks];
+    std::atomic<std::uint32_t> probed;
+    std::atomic<std::uint32_t> unreadable;  // set by a rank that could not read a peer's word
 };
 struct alignas(64) ChannelControl {
     std::atomic<std::uint32_t> arrivals;  // also the futex word
@@ -101,6 +109,7 @@ struct alignas(64) OutboxSlot {
     std::atomic<std::uint32_t> owner;
     std::uint32_t round, tag, piece, count;
     std::uint64_t collective;
+    std::uint64_t address;  // direct reads: where the piece is in the sender's memory (the slot's data is unused)
 };
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free && sizeof(std::atomic<std::uint32_t>) == 4);
 
@@ -204,7 +213,8 @@ class SharedMemoryTransport final : public Transport {
 public:
     SharedMemoryTransport(const TransportOptions& o, Mapping mapping, std::unique_ptr<Heartbeat> heartbeat)
         : options_(o), layout_(o.size, o.channels), mapping_(std::move(mapping)), heartbeat_(std::move(heartbeat)),
-          link_(o.link_gbps, o.link_latency_us, o.size), barriers_(o.channels, 0), chunks_(o.channels, 0) {
+          link_(o.link_gbps, o.link_latency_us, o.size), barriers_(o.channels, 0), chunks_(o.channels, 0),
+          direct_(mapping_ && header().unreadable.load() == 0), bounce_(o.channels) {
         for (int c = 0; c < o.channels; ++c) p2p_.push_back(std::make_unique<SharedMemoryPointToPoint>(*this, c));
     }
 
@@ -402,7 +412,8 @@ private:
                     const int index = (freeHint + s) % kOutboxSlots;
                     freeHint = index + 1;
                     OutboxSlot& l = label(channel, me, index);
-                    std::memcpy(outbox(channel, me, index), piece.op->data + piece.at, piece.count * sizeof(float));
+                    if (direct_) l.address = reinterpret_cast<std::uintptr_t>(piece.op->data + piece.at);
+                    else std::memcpy(outbox(channel, me, index), piece.op->data + piece.at, piece.count * sizeof(float));
                     l.collective = collective;
                     l.round = round;
                     l.tag = static_cast<std::uint32_t>(piece.op->tag);
@@ -433,9 +444,11 @@ private:
                         return Status::error("rank " + std::to_string(peer) + " sent a piece (round " +
                                              std::to_string(round) + ", tag " + std::to_string(l.tag) + ", piece " +
                                              std::to_string(l.piece) + ") that this rank's round does not expect");
-                    const float* data = outbox(channel, peer, s);
-                    if (m->op->add_to && !m->deferred) addInto(m->op->add_to + at, data, l.count);
-                    else std::memcpy(m->op->data + at, data, l.count * sizeof(float));
+                    const bool add = m->op->add_to && !m->deferred;
+                    float* to = add ? m->op->add_to + at : m->op->data + at;
+                    if (direct_) PACER_RETURN_IF_ERROR(readPeer(channel, peer, l.address, to, l.count, add));
+                    else if (add) addInto(to, outbox(channel, peer, s), l.count);
+                    else std::memcpy(to, outbox(channel, peer, s), l.count * sizeof(float));
                     l.owner.store(0, std::memory_order_release);
                     ring(channel, peer);
                     --owed[peer];
@@ -445,8 +458,14 @@ private:
             }
             return took;
         };
+        // Direct reads: a send is through only once its receiver has read it (the slot is free again).
+        const auto outboxBusy = [&] {
+            for (int s = 0; s < kOutboxSlots; ++s)
+                if (label(channel, me, s).owner.load(std::memory_order_acquire) != 0) return true;
+            return false;
+        };
         auto lastProgress = start, lastCheck = start;
-        while (sendsLeft > 0 || receivesLeft > 0) {
+        while (sendsLeft > 0 || receivesLeft > 0 || (direct_ && outboxBusy())) {
             const std::uint32_t seen = bell.rings.load();
             const auto now = Clock::now();
             auto nextRelease = Clock::time_point::max();
@@ -567,6 +586,34 @@ private:
         return by > 0 ? "rank " + std::to_string(by - 1) + " gave up (" + header().abort_reason + ")" : std::string();
     }
 
+    // Reads (or, with `add`, adds) `count` floats at `address` in `peer`'s memory into `to`: a plain copy from a thread
+    // rank of this process, otherwise one copy by the kernel (cross-memory attach), adds through a piece-sized buffer.
+    Status readPeer(int channel, int peer, std::uint64_t address, float* to, std::size_t count, bool add) {
+        const pid_t pid = header().pids[peer].load(std::memory_order_relaxed);
+        if (pid == getpid()) {
+            const auto* from = reinterpret_cast<const float*>(static_cast<std::uintptr_t>(address));
+            if (add) addInto(to, from, count);
+            else std::memcpy(to, from, count * sizeof(float));
+            return Status::success();
+        }
+        std::vector<float>& bounce = bounce_[channel];
+        if (add && bounce.size() < count) bounce.resize(kPieceFloats);
+        char* into = reinterpret_cast<char*>(add ? bounce.data() : to);
+        for (std::size_t done = 0, bytes = count * sizeof(float); done < bytes;) {
+            iovec local{into + done, bytes - done}, remote{reinterpret_cast<void*>(address + done), bytes - done};
+            const ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+            if (n <= 0) {
+                if (errno == ESRCH || processGone(pid))
+                    return Status::error("rank " + std::to_string(peer) + " exited (process " + std::to_string(pid) +
+                                         " is gone)");
+                return Status::error("cannot read rank " + std::to_string(peer) + "'s piece: " + std::strerror(errno));
+            }
+            done += static_cast<std::size_t>(n);
+        }
+        if (add) addInto(to, bounce.data(), count);
+        return Status::success();
+    }
+
     // Why a wait must end now, or empty: a peer gave up, the process of a peer it waits on (`waitsOn(rank)`) is
     // gone, or the deadline passed. `done` looks once more whether the wait is over after all (a peer that did its
     // part and then exited is no problem).
@@ -656,6 +703,8 @@ private:
     std::vector<std::uint64_t> barriers_;  // per channel: barriers passed (each channel is one thread's at a time)
     std::vector<std::uint64_t> chunks_;    // per channel: chunks moved, whose parity picks the slot set
     std::vector<std::unique_ptr<SharedMemoryPointToPoint>> p2p_;  // per channel
+    bool direct_;                                  // receivers read the senders' memory (Header::unreadable unset)
+    std::vector<std::vector<float>> bounce_;       // per channel: a piece read from another process, to be added
     std::atomic<bool> failed_{false};
     mutable std::mutex mutex_;
     std::string error_;
@@ -766,6 +815,8 @@ Result<std::unique_ptr<Transport>> makeSharedMemoryTransport(const TransportOpti
         }
         auto& h = *reinterpret_cast<Header*>(mapping.bytes());
         h.pids[o.rank].store(getpid(), std::memory_order_relaxed);
+        h.probe_address[o.rank] = reinterpret_cast<std::uintptr_t>(&kProbeWord);
+        if (!o.shm_direct_reads) h.unreadable.store(1);
         h.attached.fetch_add(1, std::memory_order_acq_rel);
         const Status all = waitFor(
             [&] { return h.attached.load(std::memory_order_acquire) >= std::uint32_t(o.size); }, deadline, *heartbeat,
@@ -782,6 +833,26 @@ Result<std::unique_ptr<Transport>> makeSharedMemoryTransport(const TransportOpti
             std::filesystem::remove(o.rendezvous_dir + "/pacer-shm", ec);
         }
         if (!all.ok()) return fail(all.message());
+        // May receivers read their senders' memory? Where any rank cannot (a container that forbids
+        // process_vm_readv, ptrace restrictions), every piece goes through the outbox slots instead.
+        for (int r = 0; r < o.size; ++r) {
+            const pid_t pid = h.pids[r].load(std::memory_order_relaxed);
+            if (r == o.rank || pid == getpid()) continue;
+            std::uint64_t word = 0;
+            iovec local{&word, sizeof word}, remote{reinterpret_cast<void*>(h.probe_address[r]), sizeof word};
+            if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != sizeof word || word != kProbeWord)
+                h.unreadable.store(1);
+        }
+        h.probed.fetch_add(1, std::memory_order_acq_rel);
+        const Status probed = waitFor(
+            [&] { return h.probed.load(std::memory_order_acquire) >= std::uint32_t(o.size); }, deadline, *heartbeat,
+            [&] {
+                for (int r = 0; r < o.size; ++r)
+                    if (processGone(h.pids[r].load(std::memory_order_relaxed)))
+                        return "rank " + std::to_string(r) + " exited during rendezvous";
+                return std::string();
+            });
+        if (!probed.ok()) return fail(probed.message());
     }
     return std::make_unique<SharedMemoryTransport>(o, std::move(mapping), std::move(heartbeat));
 }

@@ -1,5 +1,5 @@
 // The collective algorithms of engine/collectives on the point-to-point layers of both CPU transports (Gloo over
-// TCP, shared memory), ranks as threads: exact sums (integer-valued floats) for every algorithm × transport × rank
+// TCP; shared memory, reading the senders' memory and through its outbox slots), ranks as threads: exact sums (integer-valued floats) for every algorithm × transport × rank
 // count × size × piece size, the torus on every shape up to 8 ranks, matching sends and receives on every rank (dry
 // runs), the choice the cost model makes, and a killed peer named by every algorithm on both transports within the
 // timeout.
@@ -44,7 +44,14 @@ Topology topologyFor(Algorithm a, int ranks) {
 }
 
 using MakeTransport = Result<std::unique_ptr<Transport>> (*)(const TransportOptions&);
+// gloo, shm (receivers read the senders' memory), shm-copy (every piece through the segment's outbox slots).
 MakeTransport makerOf(const QString& transport) {
+    if (transport == "shm-copy")
+        return [](const TransportOptions& o) {
+            TransportOptions copy = o;
+            copy.shm_direct_reads = false;
+            return makeSharedMemoryTransport(copy);
+        };
     return transport == "shm" ? makeSharedMemoryTransport : makeGlooTransport;
 }
 
@@ -97,7 +104,7 @@ private slots:
         QTest::addColumn<int>("ranks");
         QTest::addColumn<qulonglong>("count");
         QTest::addColumn<qulonglong>("pieceBytes");
-        for (const char* transport : {"gloo", "shm"})
+        for (const char* transport : {"gloo", "shm", "shm-copy"})
             for (Algorithm a : kAlgorithms)
                 for (int ranks = 1; ranks <= 8; ++ranks)
                     for (qulonglong count : {1ull, 5ull, 4099ull})  // below, at and not divisible by the ranks
@@ -108,7 +115,7 @@ private slots:
         // 16 MiB: every message cut into many pipelined pieces, received pieces added while others are in flight
         // (recursive doubling adds into the very vector it sends: a race there showed only at this size; over
         // shared memory the pieces outnumber a sender's outbox slots many times over).
-        for (const char* transport : {"gloo", "shm"})
+        for (const char* transport : {"gloo", "shm", "shm-copy"})
             for (Algorithm a : kAlgorithms)
                 for (int ranks : {2, 3})
                     QTest::addRow("%s/%s/ranks%d/count4194307/piece0", transport, algorithmName(a).c_str(), ranks)
@@ -126,7 +133,7 @@ private slots:
     void torusEveryShape_data() {
         QTest::addColumn<QString>("transport");
         QTest::addColumn<QList<int>>("dims");
-        for (const char* transport : {"gloo", "shm"}) {
+        for (const char* transport : {"gloo", "shm", "shm-copy"}) {
             for (int n = 2; n <= 8; ++n)
                 for (const auto& shape : torusShapes(n)) {
                     QString name;
@@ -306,6 +313,7 @@ private slots:
         QTest::addColumn<QString>("transport");
         QTest::newRow("gloo") << "gloo";
         QTest::newRow("shm") << "shm";
+        QTest::newRow("shm-copy") << "shm-copy";
     }
     void killedPeerIsNamedByEveryAlgorithm() {
         QFETCH(QString, transport);

@@ -1,7 +1,7 @@
 // Exact all-reduce results with ranks as real processes (each its own Gloo transport and FileStore rendezvous
 // over TCP loopback), for every policy, both order modes and 1 to 4 ranks: the thread tests' check, across
 // process boundaries as a cluster launcher would run it; and every collective algorithm on rank processes, over Gloo
-// (5 to 8 ranks) and over shared memory (1 to 8).
+// (5 to 8 ranks) and over shared memory (1 to 8; and 2, 5, 8 with every piece through the segment's slots).
 #include "engine/policy_config.h"
 
 #include <QDir>
@@ -61,6 +61,10 @@ private slots:
             for (int ranks = std::string(transport) == "gloo" ? 5 : 1; ranks <= 8; ++ranks)
                 for (const char* a : {"ring", "recursive-doubling", "halving-doubling", "torus"})
                     QTest::addRow("%s/%d ranks/%s", transport, ranks, a) << QString(transport) << ranks << QString(a) << QString();
+        // Shared memory where ranks cannot read each other's memory: every piece through the outbox slots.
+        for (int ranks : {2, 5, 8})
+            for (const char* a : {"ring", "recursive-doubling", "halving-doubling", "torus"})
+                QTest::addRow("shm-copy/%d ranks/%s", ranks, a) << QString("shm-copy") << ranks << QString(a) << QString();
         for (const char* transport : {"gloo", "shm"}) {
             QTest::addRow("%s/6 ranks/torus 3x2", transport) << QString(transport) << 6 << "torus" << "torus:3x2";
             QTest::addRow("%s/8 ranks/torus 2x2x2", transport) << QString(transport) << 8 << "torus" << "torus:2x2x2";
@@ -77,7 +81,7 @@ private slots:
         QVERIFY(QDir().mkpath(rendezvous));
         runRanks(PACER_COLLECTIVE_PROCESS, ranks, [&](int r) {
             QStringList args{QString::number(r), QString::number(ranks), rendezvous, transport,
-                             transport == "shm" ? "3,200003,1000003" : "3,200003", "2", "1", "20000", algorithm};
+                             transport != "gloo" ? "3,200003,1000003" : "3,200003", "2", "1", "20000", algorithm};
             if (!topology.isEmpty()) args << topology;
             return args;
         });

@@ -18,16 +18,22 @@
 // gave up: fail at once, as Gloo's closed connections do) and its peers' processes (one that exited or became a
 // zombie is named at once); a stopped or hung peer is named by its stale heartbeat at the timeout. Never a hang.
 //
-// Point-to-point (the collective algorithms of engine/collectives): every rank has an outbox per channel, 16 slots of
-// 128 KiB in the segment. A sender copies each piece of a message into a free slot of its own outbox, labelled with
-// the receiver, the collective, the round, the tag and the piece's index, and rings the receiver's doorbell; the
-// receiver adds the piece straight from the slot into its vector (or copies it out), frees the slot and rings the
-// sender's doorbell. One copy in, one pass out, no kernel and no thread but the caller's (over loopback TCP each
-// byte crosses the kernel twice and wakes Gloo's event loop). Labels, not slot positions, match pieces, so a
-// sender's pieces for a later round may wait in its outbox until the receiver gets there. One loop per round both
-// writes the sends (each piece when the emulated link of its port has carried it) and drains the receives, so a
-// sender whose outbox is full keeps emptying its peers' outboxes and no round can deadlock. A doorbell is a
-// futex word with a count of sleepers: the ringer makes the system call only when someone sleeps.
+// Point-to-point (the collective algorithms of engine/collectives): every rank has an outbox per channel, 16 slots in
+// the segment, each a label and 128 KiB of data. A sender posts each piece of a message (at most 128 KiB) in a free
+// slot of its own outbox, labelled with the receiver, the collective, the round, the tag and the piece's index and
+// where the piece is in the sender's memory, and rings the receiver's doorbell; the receiver reads the piece from
+// the sender's memory, adding it straight into its vector (or copying it in), frees the slot and rings back. One
+// copy per byte, no thread but the caller's (over loopback TCP each byte crosses the kernel twice and wakes Gloo's
+// event loop): a plain copy between thread ranks of one process, process_vm_readv (one copy by the kernel) between
+// processes. Where a rank cannot read its peers' memory (a container that forbids process_vm_readv; every rank
+// probes every other at rendezvous and all learn the answer), the sender copies the piece into the slot's data
+// and the receiver reads it from there: two copies, still no kernel. A direct send is through once its receiver
+// has freed the slot, a copied one once it is in the slot. Labels, not slot positions, match pieces, so a piece for a later round may wait in
+// an outbox until its receiver gets there. One loop per round both posts the sends (each piece when the emulated
+// link of its port has carried it) and takes the receives, so a sender whose outbox is full keeps serving its
+// peers and no round can deadlock. A doorbell is a futex word with a count of sleepers: the ringer makes the
+// system call only when someone sleeps. A waiting round looks only at the peers it waits on: a rank that did its
+// part of a collective and exited is no problem for ranks still exchanging with others.
 //
 // Rendezvous: rank 0 creates the segment under a unique name and publishes the name in <dir>/pacer-shm; the
 // others open it, register their pid and wait until all have; then rank 0 unlinks the name, so nothing is left

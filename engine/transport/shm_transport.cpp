@@ -824,14 +824,17 @@ Result<std::unique_ptr<Transport>> makeSharedMemoryTransport(const TransportOpti
         h.probe_address[o.rank] = reinterpret_cast<std::uintptr_t>(&kProbeWord);
         if (!o.shm_direct_reads) h.unreadable.store(1);
         h.attached.fetch_add(1, std::memory_order_acq_rel);
-        const Status all = waitFor(
-            [&] { return h.attached.load(std::memory_order_acquire) >= std::uint32_t(o.size); }, deadline, *heartbeat,
-            [&] {
-                for (int r = 0; r < o.size; ++r)
-                    if (processGone(h.pids[r].load(std::memory_order_relaxed)))
-                        return "rank " + std::to_string(r) + " exited during rendezvous";
-                return std::string();
-            });
+        // Waits until every rank has counted itself in `counter`.
+        const auto everyRank = [&](const std::atomic<std::uint32_t>& counter) {
+            return waitFor([&] { return counter.load(std::memory_order_acquire) >= std::uint32_t(o.size); }, deadline,
+                           *heartbeat, [&] {
+                               for (int r = 0; r < o.size; ++r)
+                                   if (processGone(h.pids[r].load(std::memory_order_relaxed)))
+                                       return "rank " + std::to_string(r) + " exited during rendezvous";
+                               return std::string();
+                           });
+        };
+        const Status all = everyRank(h.attached);
         if (o.rank == 0) {  // every rank has it mapped (or never will): the name is no longer needed
             std::ifstream in(o.rendezvous_dir + "/pacer-shm");
             std::string name;
@@ -850,14 +853,7 @@ Result<std::unique_ptr<Transport>> makeSharedMemoryTransport(const TransportOpti
                 h.unreadable.store(1);
         }
         h.probed.fetch_add(1, std::memory_order_acq_rel);
-        const Status probed = waitFor(
-            [&] { return h.probed.load(std::memory_order_acquire) >= std::uint32_t(o.size); }, deadline, *heartbeat,
-            [&] {
-                for (int r = 0; r < o.size; ++r)
-                    if (processGone(h.pids[r].load(std::memory_order_relaxed)))
-                        return "rank " + std::to_string(r) + " exited during rendezvous";
-                return std::string();
-            });
+        const Status probed = everyRank(h.probed);
         if (!probed.ok()) return fail(probed.message());
     }
     return std::make_unique<SharedMemoryTransport>(o, std::move(mapping), std::move(heartbeat));

@@ -609,10 +609,13 @@ private:
             iovec local{into + done, bytes - done}, remote{reinterpret_cast<void*>(address + done), bytes - done};
             const ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
             if (n <= 0) {
-                if (errno == ESRCH || processGone(pid))
+                const int error = errno;
+                // A peer that gave up first exits right after: its reason names the cause, ours would name it.
+                if (std::string gaveUp = peerGaveUp(); !gaveUp.empty()) return Status::error(gaveUp);
+                if (error == ESRCH || processGone(pid))
                     return Status::error("rank " + std::to_string(peer) + " exited (process " + std::to_string(pid) +
                                          " is gone)");
-                return Status::error("cannot read rank " + std::to_string(peer) + "'s piece: " + std::strerror(errno));
+                return Status::error("cannot read rank " + std::to_string(peer) + "'s piece: " + std::strerror(error));
             }
             done += static_cast<std::size_t>(n);
         }

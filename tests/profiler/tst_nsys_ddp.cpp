@@ -2,7 +2,8 @@
 // with shapes, iteration ranges), NCCL's own ncclAllReduce ranges with their message-size payloads, CUPTI kernels
 // matched to their launches. samples/traces/nsys_ddp_2rank.sql is written by hand from the documented schema (no
 // public export of a DDP job was found) with the figures of tst_kineto_ddp's hand-timed job, so both importers must
-// agree on them; the two real exports (Nsight Systems 2022.2 and 2024.5, from pipit's test data) are not DDP jobs
+// agree on them. Per-rank exports cut from it (each process's rows alone, as one nsys session per rank records them;
+// still hand-written) must merge back into the same job, and exports of other jobs must be refused. The two real exports (Nsight Systems 2022.2 and 2024.5, from pipit's test data) are not DDP jobs
 // and must import and say, in one line, what replay would need.
 #include "profiler/import_nsys.h"
 #include "profiler/trace_model.h"
@@ -44,6 +45,29 @@ json importedOf(const RunInfo& info) { return json::parse(info.experiment_json)[
 constexpr const char* kWithoutShapes =
     "UPDATE NVTX_EVENTS SET text = substr(text, 1, instr(text, ', sizes = ') - 1) "
     "WHERE text LIKE 'torch::autograd::AccumulateGrad%'";
+// One rank's export cut from the two-rank one (still hand-written, see above): only process `pid`'s rows, as an nsys
+// session per rank records them (pid 4343 is rank 0, 4242 rank 1). nsys keeps the pid in bits 24..47 of the ids.
+std::string onlyProcess(int pid) {
+    const std::string other = " & 16777215 != " + std::to_string(pid) + ";";
+    return "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE (globalPid >> 24)" + other +
+           "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE (globalTid >> 24)" + other +
+           "DELETE FROM NVTX_EVENTS WHERE (globalTid >> 24)" + other;
+}
+// The session's start in UTC, as nsys records it; the export's times count from there.
+std::string sessionStart(std::int64_t utcNs) {
+    return "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, localTime TEXT, "
+           "systemClockNs INTEGER); INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (" + std::to_string(utcNs) +
+           ", NULL, NULL, NULL);";
+}
+// Every time of an export `ns` earlier (its session started that much later).
+std::string earlier(std::int64_t ns) {
+    const std::string set = " SET start = start - " + std::to_string(ns) + ", end = end - " + std::to_string(ns) + ";";
+    return "UPDATE CUPTI_ACTIVITY_KIND_KERNEL" + set + "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME" + set + "UPDATE NVTX_EVENTS" + set;
+}
+constexpr std::int64_t kSessionUtc = 1'764'547'200'000'000'000;  // 2025-12-01 00:00 UTC
+constexpr int kRank0Pid = 4343, kRank1Pid = 4242;
+QString q(const std::string& text) { return QString::fromStdString(text); }
+
 // Drops the payloads of NCCL's ncclAllReduce ranges (an NCCL that records none).
 constexpr const char* kWithoutPayloads =
     "UPDATE NVTX_EVENTS SET jsonText = NULL WHERE textId = (SELECT id FROM StringIds WHERE value = 'ncclAllReduce')";
@@ -60,48 +84,85 @@ private slots:
         auto parsed = importEdited("nsys_ddp_2rank.sql", "", &info);
         QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
         const RunTrace& t = parsed.value();
-        const json imported = importedOf(info);
-        QVERIFY2(!imported.contains("replay_missing"), imported.dump().c_str());
-        QCOMPARE(info.policy, std::string("ddp"));
         QCOMPARE(info.ranks, 2);  // the two training processes; the launcher's tracks lie beyond them
-        QCOMPARE(info.iterations, 2);
-        QCOMPARE(imported["format"].get<std::string>(), std::string("nsys"));
-        QCOMPARE(imported["exact_sizes"].get<bool>(), true);
-        QCOMPARE(imported["buckets"].dump(), std::string("[[2,3],[0,1]]"));
-        const std::vector<std::int64_t> elements = {100, 1000, 10, 100};
-        QCOMPARE(t.tensors.size(), std::size_t{4});
-        for (std::size_t id = 0; id < 4; ++id) QCOMPARE(t.tensors[id].elements, elements[id]);
-
-        // Ranks follow NCCL's ncclCommInitRank payloads (pid 4343 is rank 0), not pid order.
-        std::map<int, const Track*> trackOf;
-        for (const Track& track : t.tracks) trackOf[track.id] = &track;
+        checkHandTimedJob(t, info);
         std::map<int, std::set<std::string>> threadsOfRank;
         for (const Track& track : t.tracks)
             if (!isReplayInputTrack(track)) threadsOfRank[track.rank].insert(track.name);
-        QVERIFY(threadsOfRank[0].count("rank 0 thread 4343"));
-        QVERIFY(threadsOfRank[1].count("rank 1 thread 4242"));
         QVERIFY(threadsOfRank[2].count("rank 2 thread 4000"));  // the launcher
-
-        // Step 2 (S = 20 ms): the same figures as the Kineto importer's on the same job.
-        const std::int64_t S = 20'000'000;
-        for (int rank : {0, 1}) {
-            std::map<int, std::pair<std::int64_t, std::int64_t>> backward;
-            std::vector<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>> allreduce;
-            for (const TraceEvent& e : t.events) {
-                const Track& track = *trackOf[e.track];
-                if (!isReplayInputTrack(track) || track.rank != rank || e.iteration != 2) continue;
-                if (e.kind == EventKind::Backward) backward[e.layer] = {e.start, e.end};
-                if (e.kind == EventKind::AllReduce) allreduce.emplace_back(e.tensor, e.bytes, e.start, e.end);
-            }
-            QCOMPARE(backward[3], std::make_pair(S + 4'000'000, S + 4'900'000));  // the GEMM's end on the GPU
-            QCOMPARE(backward[2], std::make_pair(S + 4'900'000, S + 5'100'000));
-            QCOMPARE(backward[1], std::make_pair(S + 5'100'000, S + 6'100'000));
-            QCOMPARE(backward[0], std::make_pair(S + 6'100'000, S + 7'100'000));
-            QCOMPARE(allreduce.size(), std::size_t{2});
-            QCOMPARE(allreduce[0], std::make_tuple(3, std::int64_t{440}, S + 5'300'000 + 100'000 * rank, S + 5'800'000));
-            QCOMPARE(allreduce[1], std::make_tuple(1, std::int64_t{4400}, S + 7'300'000, S + 8'000'000));
-        }
     }
+
+    // Two ranks recorded by two nsys sessions (one export each) merge into the run one session would have recorded:
+    // ranks from NCCL's ncclCommInitRank payloads whatever the order given, clocks aligned by the sessions' starts.
+    void mergesPerRankExports_data() {
+        QTest::addColumn<QString>("rank0Edit");
+        QTest::addColumn<QString>("rank1Edit");
+        QTest::addColumn<bool>("reversed");
+        QTest::newRow("rank order") << q(onlyProcess(kRank0Pid)) << q(onlyProcess(kRank1Pid)) << false;
+        QTest::newRow("rank 1's export first") << q(onlyProcess(kRank0Pid)) << q(onlyProcess(kRank1Pid)) << true;
+        QTest::newRow("rank 1's session started 0.75 ms later")
+            << q(onlyProcess(kRank0Pid) + sessionStart(kSessionUtc))
+            << q(onlyProcess(kRank1Pid) + sessionStart(kSessionUtc + 750'000) + earlier(750'000)) << true;
+    }
+    void mergesPerRankExports() {
+        QFETCH(QString, rank0Edit);
+        QFETCH(QString, rank1Edit);
+        QFETCH(bool, reversed);
+        std::vector<std::string> files = {buildEdited("nsys_ddp_2rank.sql", rank0Edit.toStdString()),
+                                          buildEdited("nsys_ddp_2rank.sql", rank1Edit.toStdString())};
+        if (reversed) std::swap(files[0], files[1]);
+        RunInfo info;
+        auto parsed = parseNsysSqlite(files, &info);
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
+        QCOMPARE(info.ranks, 2);
+        checkHandTimedJob(parsed.value(), info);
+    }
+
+    // One rank's export alone stands for a symmetric job of the world size its NCCL ranges give.
+    void oneRanksExportIsASymmetricJob() {
+        RunInfo info;
+        auto parsed = parseNsysSqlite({buildEdited("nsys_ddp_2rank.sql", onlyProcess(kRank1Pid))}, &info);
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
+        QCOMPARE(info.ranks, 2);
+        QCOMPARE(info.policy, std::string("ddp"));
+        QCOMPARE(importedOf(info)["buckets"].dump(), std::string("[[2,3],[0,1]]"));
+    }
+
+    // Exports that are not ranks of one job are refused with one line naming the export, before anything is written.
+    void refusesExportsOfOtherJobs_data() {
+        QTest::addColumn<QString>("rank1Edit");
+        QTest::addColumn<QString>("mentions");
+        const std::string rank1 = onlyProcess(kRank1Pid);
+        QTest::newRow("rank 0 twice") << q(onlyProcess(kRank0Pid)) << "a second export of rank 0";
+        QTest::newRow("another NCCL communicator")
+            << q(rank1 + "UPDATE NVTX_EVENTS SET jsonText = replace(jsonText, 'ID\": 77', 'ID\": 78');")
+            << "NCCL communicator 78, not";
+        QTest::newRow("another world size")
+            << q(rank1 + "UPDATE NVTX_EVENTS SET jsonText = replace(jsonText, 'ranks\": 2', 'ranks\": 4');")
+            << "a job of 4 ranks";
+        QTest::newRow("recorded an hour later") << q(rank1 + sessionStart(kSessionUtc + 3'600'000'000'000)) << "another time";
+    }
+    void refusesExportsOfOtherJobs() {
+        QFETCH(QString, rank1Edit);
+        QFETCH(QString, mentions);
+        const std::string rank0 = buildEdited("nsys_ddp_2rank.sql", onlyProcess(kRank0Pid) + sessionStart(kSessionUtc));
+        const std::string other = buildEdited("nsys_ddp_2rank.sql", rank1Edit.toStdString());
+        QVERIFY(!rank0.empty() && !other.empty());
+        auto parsed = parseNsysSqlite({rank0, other}, nullptr);
+        QVERIFY(!parsed.ok());
+        const std::string message = parsed.status().message();
+        QVERIFY2(message.find(mentions.toStdString()) != std::string::npos, message.c_str());
+        QVERIFY2(message.rfind(other, 0) == 0, message.c_str());  // names the export refused
+        QVERIFY(message.find('\n') == std::string::npos);
+    }
+
+    void refusesTheSameExportTwice() {
+        const std::string rank0 = buildEdited("nsys_ddp_2rank.sql", onlyProcess(kRank0Pid));
+        auto parsed = parseNsysSqlite({rank0, rank0}, nullptr);
+        QVERIFY(!parsed.ok());
+        QVERIFY2(parsed.status().message().find("given twice") != std::string::npos, parsed.status().message().c_str());
+    }
+
 
     // Without shapes, NCCL's payloads size the buckets and each bucket's bytes are shared by its gradients.
     void sizesBucketsFromNcclPayloads() {
@@ -164,11 +225,59 @@ private slots:
     }
 
 private:
-    // Builds the sample export `sql` (samples/traces) with `edit` applied, in a file of its own, and parses it.
-    Result<RunTrace> importEdited(const std::string& sql, const std::string& edit, RunInfo* info) {
+    // The hand-timed job of tst_kineto_ddp, as both the two-rank export and its per-rank exports must give it.
+    static void checkHandTimedJob(const RunTrace& t, const RunInfo& info) {
+        const json imported = importedOf(info);
+        QVERIFY2(!imported.contains("replay_missing"), imported.dump().c_str());
+        QCOMPARE(info.policy, std::string("ddp"));
+        QCOMPARE(info.iterations, 2);
+        QCOMPARE(imported["format"].get<std::string>(), std::string("nsys"));
+        QCOMPARE(imported["exact_sizes"].get<bool>(), true);
+        QCOMPARE(imported["buckets"].dump(), std::string("[[2,3],[0,1]]"));
+        const std::vector<std::int64_t> elements = {100, 1000, 10, 100};
+        QCOMPARE(t.tensors.size(), std::size_t{4});
+        for (std::size_t id = 0; id < 4; ++id) QCOMPARE(t.tensors[id].elements, elements[id]);
+
+        // Ranks follow NCCL's ncclCommInitRank payloads (pid 4343 is rank 0), not pid order.
+        std::map<int, const Track*> trackOf;
+        for (const Track& track : t.tracks) trackOf[track.id] = &track;
+        std::map<int, std::set<std::string>> threadsOfRank;
+        for (const Track& track : t.tracks)
+            if (!isReplayInputTrack(track)) threadsOfRank[track.rank].insert(track.name);
+        QVERIFY(threadsOfRank[0].count("rank 0 thread 4343"));
+        QVERIFY(threadsOfRank[1].count("rank 1 thread 4242"));
+
+        // Step 2 (S = 20 ms): the same figures as the Kineto importer's on the same job.
+        const std::int64_t S = 20'000'000;
+        for (int rank : {0, 1}) {
+            std::map<int, std::pair<std::int64_t, std::int64_t>> backward;
+            std::vector<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>> allreduce;
+            for (const TraceEvent& e : t.events) {
+                const Track& track = *trackOf[e.track];
+                if (!isReplayInputTrack(track) || track.rank != rank || e.iteration != 2) continue;
+                if (e.kind == EventKind::Backward) backward[e.layer] = {e.start, e.end};
+                if (e.kind == EventKind::AllReduce) allreduce.emplace_back(e.tensor, e.bytes, e.start, e.end);
+            }
+            QCOMPARE(backward[3], std::make_pair(S + 4'000'000, S + 4'900'000));  // the GEMM's end on the GPU
+            QCOMPARE(backward[2], std::make_pair(S + 4'900'000, S + 5'100'000));
+            QCOMPARE(backward[1], std::make_pair(S + 5'100'000, S + 6'100'000));
+            QCOMPARE(backward[0], std::make_pair(S + 6'100'000, S + 7'100'000));
+            QCOMPARE(allreduce.size(), std::size_t{2});
+            QCOMPARE(allreduce[0], std::make_tuple(3, std::int64_t{440}, S + 5'300'000 + 100'000 * rank, S + 5'800'000));
+            QCOMPARE(allreduce[1], std::make_tuple(1, std::int64_t{4400}, S + 7'300'000, S + 8'000'000));
+        }
+    }
+
+    // Builds the sample export `sql` (samples/traces) with `edit` applied, in a file of its own ("" on failure).
+    std::string buildEdited(const std::string& sql, const std::string& edit) {
         const std::string db = dir_.filePath(QString("export-%1.sqlite").arg(++count_)).toStdString();
-        if (!buildExport(kTraces + sql, db, edit)) return errorStatus(sql + ": could not build the export");
-        return parseNsysSqlite(db, info);
+        return buildExport(kTraces + sql, db, edit) ? db : std::string();
+    }
+    // ... and parses it.
+    Result<RunTrace> importEdited(const std::string& sql, const std::string& edit, RunInfo* info) {
+        const std::string db = buildEdited(sql, edit);
+        if (db.empty()) return errorStatus(sql + ": could not build the export");
+        return parseNsysSqlite({db}, info);
     }
     QTemporaryDir dir_;
     int count_ = 0;

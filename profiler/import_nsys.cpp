@@ -96,6 +96,16 @@ void readStepName(RawEvent& e) {
     }
 }
 
+// What NCCL's NVTX payloads say, by the entry names of its schemas (NCCL's nvtx_payload_schemas.h, seen registered in
+// real exports' NVTX_PAYLOAD_SCHEMA_ENTRIES), whichever column of the export holds them.
+struct NcclPayload {
+    std::optional<std::int64_t> comm, ranks, rank, bytes;
+};
+constexpr const char* kCommEntry = "NCCL communicator ID";
+constexpr const char* kRanksEntry = "No. of ranks";
+constexpr const char* kRankEntry = "Rank";
+constexpr const char* kBytesEntry = "Message size [bytes]";
+
 // An integer under `key` in an NVTX payload rendered as JSON (NCCL's schema entry names, nvtx_payload_schemas.h),
 // at its top or a few levels down; deeper nesting is no payload NCCL writes (and would only cost stack).
 std::optional<std::int64_t> payloadInteger(const nlohmann::json& j, const std::string& key, int depth = 0) {
@@ -111,8 +121,81 @@ std::optional<std::int64_t> payloadInteger(const nlohmann::json& j, const std::s
     return std::nullopt;
 }
 
+NcclPayload payloadFromJson(const std::string& text) {
+    if (text.empty() || text.front() != '{') return {};
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    return {payloadInteger(j, kCommEntry), payloadInteger(j, kRanksEntry), payloadInteger(j, kRankEntry),
+            payloadInteger(j, kBytesEntry)};
+}
+
+// Binary payloads (`nsys export --include-blobs=true`): NVTX_EVENTS.binaryData holds a little-endian header of four
+// uint64 (domain id, schema id, payload size, payload offset from the blob's start, at least 32) and the payload,
+// whose entries NVTX_PAYLOAD_SCHEMA_ENTRIES places (type, offset) per (domain, schema). Only the entries NcclPayload
+// names are kept.
+struct SchemaEntry {
+    std::string name;
+    int type = 0;
+    std::uint64_t offset = 0;
+};
+using PayloadSchemas = std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<SchemaEntry>>;
+
+std::uint64_t littleEndian(std::string_view bytes, std::size_t at, std::size_t width) {
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < width; ++i) v |= std::uint64_t{static_cast<unsigned char>(bytes[at + i])} << (8 * i);
+    return v;
+}
+
+// An integer entry of NVTX's predefined types (nvToolsExtPayload.h: NVTX_PAYLOAD_ENTRY_TYPE_*), on LP64.
+std::optional<std::int64_t> readEntry(std::string_view payload, const SchemaEntry& entry) {
+    static constexpr std::pair<std::size_t, bool> kTypes[] = {  // width, signed; by type number 0..22
+        {0, false}, {1, true}, {1, false}, {2, true}, {2, false}, {4, true}, {4, false}, {8, true}, {8, false},
+        {8, true}, {8, false}, {1, true}, {1, false}, {2, true}, {2, false}, {4, true}, {4, false}, {8, true},
+        {8, false}, {0, false}, {0, false}, {0, false}, {8, false}};
+    if (entry.type <= 0 || entry.type >= static_cast<int>(std::size(kTypes))) return std::nullopt;
+    const auto [width, isSigned] = kTypes[entry.type];
+    if (width == 0 || entry.offset > payload.size() || payload.size() - entry.offset < width) return std::nullopt;
+    std::uint64_t v = littleEndian(payload, entry.offset, width);
+    if (isSigned && width < 8 && (v >> (8 * width - 1)) & 1) v |= ~std::uint64_t{0} << (8 * width);
+    if (!isSigned && v > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<std::int64_t>(v);
+}
+
+NcclPayload payloadFromBlob(std::string_view blob, const PayloadSchemas& schemas) {
+    constexpr std::size_t kHeader = 32;
+    if (blob.size() < kHeader) return {};
+    auto schema = schemas.find({littleEndian(blob, 0, 8), littleEndian(blob, 8, 8)});
+    const std::uint64_t size = littleEndian(blob, 16, 8), offset = littleEndian(blob, 24, 8);
+    if (schema == schemas.end() || offset < kHeader || offset > blob.size() || size > blob.size() - offset) return {};
+    const std::string_view payload = blob.substr(offset, size);
+    NcclPayload out;
+    for (const SchemaEntry& entry : schema->second) {
+        const auto value = readEntry(payload, entry);
+        if (entry.name == kCommEntry) out.comm = value;
+        else if (entry.name == kRanksEntry) out.ranks = value;
+        else if (entry.name == kRankEntry) out.rank = value;
+        else if (entry.name == kBytesEntry) out.bytes = value;
+    }
+    return out;
+}
+
+PayloadSchemas readPayloadSchemas(sql::Db& db) {
+    PayloadSchemas schemas;
+    if (!db.hasTable("NVTX_PAYLOAD_SCHEMA_ENTRIES")) return schemas;
+    // The first entry's offset may be left NULL (it is 0); a later one without an offset is not placed, so skipped.
+    auto st = db.prepare("SELECT DISTINCT domainId, schemaId, name, type, COALESCE(offset, CASE WHEN idx = 0 THEN 0 END) "
+                         "FROM NVTX_PAYLOAD_SCHEMA_ENTRIES WHERE name IN (?, ?, ?, ?)");
+    if (!st) return schemas;  // a layout of the table we do not know: the payloads stay unread
+    st->bind(1, kCommEntry).bind(2, kRanksEntry).bind(3, kRankEntry).bind(4, kBytesEntry);
+    Status s;
+    while (st->step(&s))
+        if (!st->isNull(4) && st->i64(4) >= 0)
+            schemas[{static_cast<std::uint64_t>(st->i64(0)), static_cast<std::uint64_t>(st->i64(1))}].push_back(
+                SchemaEntry{st->text(2), st->i32(3), static_cast<std::uint64_t>(st->i64(4))});
+    return schemas;
+}
+
 void addReplayEvent(ProcessEvents& p, EventKind kind, std::int64_t start, std::int64_t end, std::int64_t corr,
-                    const std::string& name, const std::string& payload) {
+                    const std::string& name, const NcclPayload& payload) {
     RawEvent e;
     e.ph = 'X';
     e.ts = start;
@@ -131,20 +214,17 @@ void addReplayEvent(ProcessEvents& p, EventKind kind, std::int64_t start, std::i
         readEmitNvtxName(name, e);
         readStepName(e);
         p.trained |= e.name == "torch::autograd::AccumulateGrad";
-        if (!payload.empty() && payload.front() == '{') {
-            const auto j = nlohmann::json::parse(payload, nullptr, false);
-            if (auto bytes = payloadInteger(j, "Message size [bytes]"); bytes && *bytes >= 0 && e.name == "ncclAllReduce") {
-                e.msgElements = *bytes;  // NCCL counts the message in bytes
-                e.dtype = "Byte";
-            }
-            auto ranks = payloadInteger(j, "No. of ranks");
-            auto rank = payloadInteger(j, "Rank");
-            // The largest communicator is the job's (DDP's default group); its rank orders the processes.
-            if (ranks && rank && *ranks > p.ncclRanks && *ranks < 1'000'000 && *rank >= 0 && *rank < *ranks) {
-                p.ncclRanks = static_cast<int>(*ranks);
-                p.ncclRank = static_cast<int>(*rank);
-                p.ncclComm = payloadInteger(j, "NCCL communicator ID");
-            }
+        if (payload.bytes && *payload.bytes >= 0 && e.name == "ncclAllReduce") {
+            e.msgElements = *payload.bytes;  // NCCL counts the message in bytes
+            e.dtype = "Byte";
+        }
+        const auto& ranks = payload.ranks;
+        const auto& rank = payload.rank;
+        // The largest communicator is the job's (DDP's default group); its rank orders the processes.
+        if (ranks && rank && *ranks > p.ncclRanks && *ranks < 1'000'000 && *rank >= 0 && *rank < *ranks) {
+            p.ncclRanks = static_cast<int>(*ranks);
+            p.ncclRank = static_cast<int>(*rank);
+            p.ncclComm = payload.comm;
         }
     }
     p.events.push_back(std::move(e));
@@ -201,6 +281,7 @@ Result<ExportRows> readExport(const std::string& file) {
     auto& pidOfStream = out.pidOfStream;
     auto& replayEvents = out.processes;
     using Row = ExportRows::Row;
+    const PayloadSchemas schemas = readPayloadSchemas(*db);
     for (const Source& src : sources) {
         const std::string table = src.table;
         if (!db->hasTable(table)) continue;
@@ -213,14 +294,16 @@ Result<ExportRows> readExport(const std::string& file) {
         } else {
             cols = "t.globalTid, 0, t.globalTid";
         }
-        // NVTX payloads: NCCL's ranges carry a JSON payload (message size, ranks) in newer exports.
-        std::string payload = "NULL";
+        // NVTX payloads: NCCL's ranges carry one (message size, ranks), rendered as JSON or kept as a binary blob.
+        std::string payload = "NULL", blob = "NULL";
         if (src.kind == EventKind::Marker && hasColumn(*db, table, "jsonText"))
             payload = hasColumn(*db, table, "jsonTextId")
                           ? "COALESCE(t.jsonText, (SELECT value FROM StringIds WHERE id=t.jsonTextId))" : "t.jsonText";
+        if (src.kind == EventKind::Marker && !schemas.empty() && hasColumn(*db, table, "binaryData")) blob = "t.binaryData";
         const std::string q = "SELECT t.start, t.end, " + std::string(hasCorr ? "t.correlationId" : "0") + ", " +
-                              (hasBytes ? "t.bytes" : "0") + ", " + cols + ", " + src.nameSql + ", " + payload +
-                              " FROM " + table + " t" + (src.kind == EventKind::Marker ? " WHERE t.end IS NOT NULL" : "");
+                              (hasBytes ? "t.bytes" : "0") + ", " + cols + ", " + src.nameSql + ", " + payload + ", " +
+                              blob + " FROM " + table + " t" +
+                              (src.kind == EventKind::Marker ? " WHERE t.end IS NOT NULL" : "");
         auto st = db->prepare(q);
         if (!st) return errorStatus(file + ": table " + table + " lacks the expected columns (" + st.message() + ")");
         Status s;
@@ -235,7 +318,8 @@ Result<ExportRows> readExport(const std::string& file) {
             if (r.pid >= 0) pids.insert(r.pid);
             if (r.gpu && r.pid >= 0) pidOfStream[{r.a, r.b}] = r.pid;
             if (r.pid >= 0 && (r.kind == EventKind::Kernel || r.kind == EventKind::Runtime || r.kind == EventKind::Marker))
-                addReplayEvent(replayEvents[r.pid], r.kind, r.start, r.end, r.corr, r.name, st->text(8));
+                addReplayEvent(replayEvents[r.pid], r.kind, r.start, r.end, r.corr, r.name,
+                               st->isNull(9) ? payloadFromJson(st->text(8)) : payloadFromBlob(st->blob(9), schemas));
             out.first = std::min(out.first, r.start);
             out.last = std::max(out.last, r.end);
             rows.push_back(std::move(r));

@@ -68,6 +68,47 @@ constexpr std::int64_t kSessionUtc = 1'764'547'200'000'000'000;  // 2025-12-01 0
 constexpr int kRank0Pid = 4343, kRank1Pid = 4242;
 QString q(const std::string& text) { return QString::fromStdString(text); }
 
+// NCCL's payloads as `nsys export --include-blobs=true` keeps them: NVTX_EVENTS.binaryData, a header of four
+// little-endian uint64 (domain, schema, payload size, payload offset) and the payload, laid out by the schema entries.
+// Hand-built: the entries are those a real export registers for NCCL (Nsight Systems 2026.2, schema 3.25: GindaChen/
+// nsys-ai's tests/fixtures/mfu_2gpu_before.sqlite, MIT), whose ranges carried no payload values to copy.
+std::string blob(std::uint64_t schema, const std::vector<std::tuple<std::size_t, std::size_t, std::uint64_t>>& fields) {
+    std::vector<unsigned char> bytes(32 + 24, 0);
+    auto put = [&](std::size_t at, std::size_t width, std::uint64_t v) {
+        for (std::size_t i = 0; i < width; ++i) bytes[at + i] = static_cast<unsigned char>(v >> (8 * i));
+    };
+    put(0, 8, 1);
+    put(8, 8, schema);
+    put(16, 8, 24);
+    put(24, 8, 32);
+    for (const auto& [offset, width, value] : fields) put(32 + offset, width, value);
+    std::string hex = "X'";
+    for (unsigned char b : bytes) hex += "0123456789ABCDEF"[b >> 4], hex += "0123456789ABCDEF"[b & 15];
+    return hex + "'";
+}
+// `comm`: the communicator id the blobs carry (the JSON payloads say 77).
+std::string binaryPayloads(std::uint64_t comm = 77) {
+    constexpr std::uint64_t kInit = 16777218, kAllReduce = 16777223;  // NCCL's schema ids in that export
+    std::string sql =
+        "ALTER TABLE NVTX_EVENTS ADD COLUMN binaryData BLOB;"
+        "CREATE TABLE NVTX_PAYLOAD_SCHEMA_ENTRIES(domainId INTEGER NOT NULL, schemaId INTEGER NOT NULL, idx INTEGER NOT "
+        "NULL, flags INTEGER, type INTEGER NOT NULL, name TEXT, description TEXT, arrayOrUnionDetail INTEGER, offset INTEGER);"
+        "INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES VALUES (1, 16777218, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),"
+        "(1, 16777218, 1, NULL, 5, 'No. of ranks', NULL, NULL, 8), (1, 16777218, 2, NULL, 5, 'Rank', NULL, NULL, 12),"
+        "(1, 16777218, 3, NULL, 5, 'CUDA device', NULL, NULL, 16),"
+        "(1, 16777223, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),"
+        "(1, 16777223, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),"
+        "(1, 16777223, 2, NULL, 16777232, 'Reduction operation', NULL, NULL, 16);";
+    auto move = [&](const std::string& like, const std::string& blobHex) {
+        sql += "UPDATE NVTX_EVENTS SET binaryData = " + blobHex + ", jsonText = NULL WHERE jsonText LIKE '" + like + "';";
+    };
+    for (std::uint64_t rank : {0u, 1u})
+        move("%\"Rank\": " + std::to_string(rank) + ",%", blob(kInit, {{0, 8, comm}, {8, 4, 2}, {12, 4, rank}, {16, 4, rank}}));
+    for (std::uint64_t bytes : {440u, 4400u})
+        move("%\"Message size [bytes]\": " + std::to_string(bytes) + ",%", blob(kAllReduce, {{0, 8, comm}, {8, 8, bytes}}));
+    return sql;
+}
+
 // Drops the payloads of NCCL's ncclAllReduce ranges (an NCCL that records none).
 constexpr const char* kWithoutPayloads =
     "UPDATE NVTX_EVENTS SET jsonText = NULL WHERE textId = (SELECT id FROM StringIds WHERE value = 'ncclAllReduce')";
@@ -103,6 +144,8 @@ private slots:
         QTest::newRow("rank 1's session started 0.75 ms later")
             << q(onlyProcess(kRank0Pid) + sessionStart(kSessionUtc))
             << q(onlyProcess(kRank1Pid) + sessionStart(kSessionUtc + 750'000) + earlier(750'000)) << true;
+        QTest::newRow("binary NCCL payloads, rank 1's export first")
+            << q(binaryPayloads() + onlyProcess(kRank0Pid)) << q(binaryPayloads() + onlyProcess(kRank1Pid)) << true;
     }
     void mergesPerRankExports() {
         QFETCH(QString, rank0Edit);
@@ -140,6 +183,8 @@ private slots:
         QTest::newRow("another world size")
             << q(rank1 + "UPDATE NVTX_EVENTS SET jsonText = replace(jsonText, 'ranks\": 2', 'ranks\": 4');")
             << "a job of 4 ranks";
+        QTest::newRow("another NCCL communicator (binary payloads)")
+            << q(binaryPayloads(78) + rank1) << "NCCL communicator 78, not";
         QTest::newRow("recorded an hour later") << q(rank1 + sessionStart(kSessionUtc + 3'600'000'000'000)) << "another time";
     }
     void refusesExportsOfOtherJobs() {
@@ -165,15 +210,27 @@ private slots:
 
 
     // Without shapes, NCCL's payloads size the buckets and each bucket's bytes are shared by its gradients.
+    // ... and their communicator ranges order the ranks, whether the export renders the payloads as JSON or keeps them
+    // as binary blobs.
+    void sizesBucketsFromNcclPayloads_data() {
+        QTest::addColumn<QString>("payloads");
+        QTest::newRow("JSON (jsonText)") << QString();
+        QTest::newRow("binary (binaryData, --include-blobs=true)") << q(binaryPayloads());
+    }
     void sizesBucketsFromNcclPayloads() {
+        QFETCH(QString, payloads);
         RunInfo info;
-        auto parsed = importEdited("nsys_ddp_2rank.sql", kWithoutShapes, &info);
-        QVERIFY(parsed.ok());
+        auto parsed = importEdited("nsys_ddp_2rank.sql", std::string(kWithoutShapes) + ";" + payloads.toStdString(), &info);
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
         QCOMPARE(importedOf(info)["exact_sizes"].get<bool>(), false);
         const auto& tensors = parsed.value().tensors;
         QCOMPARE(tensors.size(), std::size_t{4});
         QCOMPARE(tensors[2].elements + tensors[3].elements, std::int64_t{110});
         QCOMPARE(tensors[0].elements + tensors[1].elements, std::int64_t{1100});
+        std::set<std::string> rank0Threads;
+        for (const Track& track : parsed.value().tracks)
+            if (track.rank == 0 && !isReplayInputTrack(track)) rank0Threads.insert(track.name);
+        QVERIFY(rank0Threads.count("rank 0 thread 4343"));  // NCCL's rank 0, though its pid is the larger
     }
 
     // Shapes alone size them too (an NCCL without payloads).
@@ -249,7 +306,7 @@ private:
 
         // Step 2 (S = 20 ms): the same figures as the Kineto importer's on the same job.
         const std::int64_t S = 20'000'000;
-        for (int rank : {0, 1}) {
+        for (std::uint64_t rank : {0u, 1u}) {
             std::map<int, std::pair<std::int64_t, std::int64_t>> backward;
             std::vector<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>> allreduce;
             for (const TraceEvent& e : t.events) {

@@ -147,10 +147,11 @@ std::uint64_t littleEndian(std::string_view bytes, std::size_t at, std::size_t w
 
 // An integer entry of NVTX's predefined types (nvToolsExtPayload.h: NVTX_PAYLOAD_ENTRY_TYPE_*), on LP64.
 std::optional<std::int64_t> readEntry(std::string_view payload, const SchemaEntry& entry) {
-    static constexpr std::pair<std::size_t, bool> kTypes[] = {  // width, signed; by type number 0..22
-        {0, false}, {1, true}, {1, false}, {2, true}, {2, false}, {4, true}, {4, false}, {8, true}, {8, false},
-        {8, true}, {8, false}, {1, true}, {1, false}, {2, true}, {2, false}, {4, true}, {4, false}, {8, true},
-        {8, false}, {0, false}, {0, false}, {0, false}, {8, false}};
+    static constexpr std::pair<std::size_t, bool> kTypes[] = {
+        // width, signed; by type number 0..22
+        {0, false}, {1, true}, {1, false}, {2, true},  {2, false}, {4, true},  {4, false}, {8, true},
+        {8, false}, {8, true}, {8, false}, {1, true},  {1, false}, {2, true},  {2, false}, {4, true},
+        {4, false}, {8, true}, {8, false}, {0, false}, {0, false}, {0, false}, {8, false}};
     if (entry.type <= 0 || entry.type >= static_cast<int>(std::size(kTypes))) return std::nullopt;
     const auto [width, isSigned] = kTypes[entry.type];
     if (width == 0 || entry.offset > payload.size() || payload.size() - entry.offset < width) return std::nullopt;
@@ -169,11 +170,12 @@ NcclPayload payloadFromBlob(std::string_view blob, const PayloadSchemas& schemas
     const std::string_view payload = blob.substr(offset, size);
     NcclPayload out;
     for (const SchemaEntry& entry : schema->second) {
-        const auto value = readEntry(payload, entry);
-        if (entry.name == kCommEntry) out.comm = value;
-        else if (entry.name == kRanksEntry) out.ranks = value;
-        else if (entry.name == kRankEntry) out.rank = value;
-        else if (entry.name == kBytesEntry) out.bytes = value;
+        using Field = std::optional<std::int64_t> NcclPayload::*;
+        for (const auto& [name, field] : {std::pair<const char*, Field>{kCommEntry, &NcclPayload::comm},
+                                          {kRanksEntry, &NcclPayload::ranks},
+                                          {kRankEntry, &NcclPayload::rank},
+                                          {kBytesEntry, &NcclPayload::bytes}})
+            if (entry.name == name) out.*field = readEntry(payload, entry);
     }
     return out;
 }
@@ -182,8 +184,9 @@ PayloadSchemas readPayloadSchemas(sql::Db& db) {
     PayloadSchemas schemas;
     if (!db.hasTable("NVTX_PAYLOAD_SCHEMA_ENTRIES")) return schemas;
     // The first entry's offset may be left NULL (it is 0); a later one without an offset is not placed, so skipped.
-    auto st = db.prepare("SELECT DISTINCT domainId, schemaId, name, type, COALESCE(offset, CASE WHEN idx = 0 THEN 0 END) "
-                         "FROM NVTX_PAYLOAD_SCHEMA_ENTRIES WHERE name IN (?, ?, ?, ?)");
+    auto st = db.prepare(
+        "SELECT DISTINCT domainId, schemaId, name, type, COALESCE(offset, CASE WHEN idx = 0 THEN 0 END) "
+        "FROM NVTX_PAYLOAD_SCHEMA_ENTRIES WHERE name IN (?, ?, ?, ?)");
     if (!st) return schemas;  // a layout of the table we do not know: the payloads stay unread
     st->bind(1, kCommEntry).bind(2, kRanksEntry).bind(3, kRankEntry).bind(4, kBytesEntry);
     Status s;
@@ -232,12 +235,17 @@ void addReplayEvent(ProcessEvents& p, EventKind kind, std::int64_t start, std::i
 
 // One export as read, before ranks are given out across exports.
 struct ExportRows {
-    struct Row { EventKind kind; std::int64_t start, end, corr, bytes, pid, a, b; std::string name; bool gpu; };
+    struct Row {
+        EventKind kind;
+        std::int64_t start, end, corr, bytes, pid, a, b;
+        std::string name;
+        bool gpu;
+    };
     std::string file;
     std::vector<Row> rows;
     std::set<std::int64_t> pids;
     std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> pidOfStream;  // (device, stream) -> pid
-    std::map<std::int64_t, ProcessEvents> processes;                             // pid -> what DDP extraction reads
+    std::map<std::int64_t, ProcessEvents> processes;                            // pid -> what DDP extraction reads
     std::optional<std::int64_t> sessionStartUtcNs;  // TARGET_INFO_SESSION_START_TIME: times count from there
     std::int64_t first = kMaxTime, last = 0;        // the rows' time span
 };
@@ -299,7 +307,8 @@ Result<ExportRows> readExport(const std::string& file) {
         if (src.kind == EventKind::Marker && hasColumn(*db, table, "jsonText"))
             payload = hasColumn(*db, table, "jsonTextId")
                           ? "COALESCE(t.jsonText, (SELECT value FROM StringIds WHERE id=t.jsonTextId))" : "t.jsonText";
-        if (src.kind == EventKind::Marker && !schemas.empty() && hasColumn(*db, table, "binaryData")) blob = "t.binaryData";
+        if (src.kind == EventKind::Marker && !schemas.empty() && hasColumn(*db, table, "binaryData"))
+            blob = "t.binaryData";
         const std::string q = "SELECT t.start, t.end, " + std::string(hasCorr ? "t.correlationId" : "0") + ", " +
                               (hasBytes ? "t.bytes" : "0") + ", " + cols + ", " + src.nameSql + ", " + payload + ", " +
                               blob + " FROM " + table + " t" +
@@ -378,7 +387,8 @@ Status checkOneJob(const std::vector<ExportRows>& exports) {
             if (!job) job = &p, jobOf = &e;
             if (p.ncclComm && job->ncclComm && *p.ncclComm != *job->ncclComm)
                 return errorStatus(e.file + ": NCCL communicator " + std::to_string(*p.ncclComm) + ", not " +
-                                   jobOf->file + "'s " + std::to_string(*job->ncclComm) + ": exports of different jobs");
+                                   jobOf->file + "'s " + std::to_string(*job->ncclComm) +
+                                   ": exports of different jobs");
             if (p.ncclRanks != job->ncclRanks)
                 return errorStatus(e.file + ": a job of " + std::to_string(p.ncclRanks) + " ranks, " + jobOf->file +
                                    "'s has " + std::to_string(job->ncclRanks) + ": exports of different jobs");
@@ -422,8 +432,9 @@ Result<RunTrace> parseNsysSqlite(const std::vector<std::string>& files, RunInfo*
     for (std::size_t x = 0; x < exports.size(); ++x)
         for (std::int64_t pid : exports[x].pids)
             if (const ProcessEvents* p = processOf({x, pid}); p && p->trained) order.emplace_back(x, pid);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](const Process& a, const Process& b) { return processOf(a)->ncclRank < processOf(b)->ncclRank; });
+    std::stable_sort(order.begin(), order.end(), [&](const Process& a, const Process& b) {
+        return processOf(a)->ncclRank < processOf(b)->ncclRank;
+    });
     const int trainingRanks = static_cast<int>(order.size());
     for (std::size_t x = 0; x < exports.size(); ++x)
         for (std::int64_t pid : exports[x].pids)

@@ -6,7 +6,7 @@
 // Every export is opened read-only and checked (an SQLite file, StringIds plus at least one activity table, sane
 // times) before anything is written to the project. A PyTorch DDP job recorded with emit_nvtx (and NCCL's own NVTX
 // ranges) also yields its replay input, as a Kineto trace does (profiler/kineto_ddp.h); an export without it imports
-// all the same and its run says what replay would need. Export schemas 2.9 (Nsight Systems 2022.2) to 3.13 (2024.5).
+// all the same and its run says what replay would need. Export schemas 2.9 (Nsight Systems 2022.2) to 3.25 (2026.2).
 #pragma once
 
 #include <cstdint>

@@ -29,7 +29,8 @@ const QString kDdpNccl = QStringLiteral("traces/ddp_nccl_rank0.json");
 
 // An Nsight Systems export built from its SQL text in samples/traces (the samples stay reviewable as text), with
 // `edit` (SQL) applied, as `name` (default: the sample's).
-QString exportFromSql(const QTemporaryDir& dir, const QString& sqlSample, const QString& edit = {}, const QString& name = {}) {
+QString exportFromSql(const QTemporaryDir& dir, const QString& sqlSample, const QString& edit = {},
+                      const QString& name = {}) {
     QFile sql(samplePath(sqlSample));
     if (!sql.open(QIODevice::ReadOnly)) return {};
     const QString out = dir.filePath((name.isEmpty() ? QFileInfo(sqlSample).completeBaseName() : name) + ".sqlite");
@@ -175,8 +176,9 @@ private slots:
         const QString rank1 = exportFromSql(dir_, "traces/nsys_ddp_2rank.sql", onlyProcess(4242), "rank1");
         QVERIFY(!rank0.isEmpty() && !rank1.isEmpty());
         const QString refused = dir_.filePath("nsys-twice.pacer");
-        const ProcessResult twice = runCli({"import", "--format", "nsys", rank0, exportFromSql(dir_, "traces/nsys_ddp_2rank.sql",
-                                            onlyProcess(4343), "rank0-again"), "--out", refused});
+        const ProcessResult twice = runCli(
+            {"import", "--format", "nsys", rank0,
+             exportFromSql(dir_, "traces/nsys_ddp_2rank.sql", onlyProcess(4343), "rank0-again"), "--out", refused});
         QCOMPARE(twice.exitCode, 2);
         QCOMPARE(twice.errLines().size(), 1);
         QVERIFY2(twice.errLines().front().contains("a second export of rank 0"), twice.err.constData());
@@ -187,7 +189,8 @@ private slots:
         QVERIFY2(imported.exitCode == 0, imported.err.constData());
         const ProcessResult replay = runCli({"replay", "--project", project, "--policy", "ddp", "--json"});
         QVERIFY2(replay.exitCode == 0, replay.err.constData());
-        const double measured = replay.json()["measured_iter_ms"].toDouble(), predicted = replay.json()["predicted_iter_ms"].toDouble();
+        const double measured = replay.json()["measured_iter_ms"].toDouble(),
+                     predicted = replay.json()["predicted_iter_ms"].toDouble();
         QCOMPARE(measured, 10.0);
         QVERIFY2(std::abs(predicted - measured) <= 0.10 * measured,
                  qPrintable(QString("predicted %1 ms, measured %2 ms").arg(predicted).arg(measured)));

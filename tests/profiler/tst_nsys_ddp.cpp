@@ -3,8 +3,9 @@
 // matched to their launches. samples/traces/nsys_ddp_2rank.sql is written by hand from the documented schema (no
 // public export of a DDP job was found) with the figures of tst_kineto_ddp's hand-timed job, so both importers must
 // agree on them. Per-rank exports cut from it (each process's rows alone, as one nsys session per rank records them;
-// still hand-written) must merge back into the same job, and exports of other jobs must be refused. The two real exports (Nsight Systems 2022.2 and 2024.5, from pipit's test data) are not DDP jobs
-// and must import and say, in one line, what replay would need.
+// still hand-written) must merge back into the same job, and exports of other jobs must be refused. The real exports
+// (Nsight Systems 2022.2 and 2024.5 from pipit's test data, 2026.2 from nsys-ai's) are not DDP jobs and must import
+// and say, in one line, what replay would need.
 #include "profiler/import_nsys.h"
 #include "profiler/trace_model.h"
 
@@ -56,13 +57,14 @@ std::string onlyProcess(int pid) {
 // The session's start in UTC, as nsys records it; the export's times count from there.
 std::string sessionStart(std::int64_t utcNs) {
     return "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, localTime TEXT, "
-           "systemClockNs INTEGER); INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (" + std::to_string(utcNs) +
-           ", NULL, NULL, NULL);";
+           "systemClockNs INTEGER); INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (" +
+           std::to_string(utcNs) + ", NULL, NULL, NULL);";
 }
 // Every time of an export `ns` earlier (its session started that much later).
 std::string earlier(std::int64_t ns) {
     const std::string set = " SET start = start - " + std::to_string(ns) + ", end = end - " + std::to_string(ns) + ";";
-    return "UPDATE CUPTI_ACTIVITY_KIND_KERNEL" + set + "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME" + set + "UPDATE NVTX_EVENTS" + set;
+    return "UPDATE CUPTI_ACTIVITY_KIND_KERNEL" + set + "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME" + set +
+           "UPDATE NVTX_EVENTS" + set;
 }
 constexpr std::int64_t kSessionUtc = 1'764'547'200'000'000'000;  // 2025-12-01 00:00 UTC
 constexpr int kRank0Pid = 4343, kRank1Pid = 4242;
@@ -91,21 +93,27 @@ std::string binaryPayloads(std::uint64_t comm = 77) {
     constexpr std::uint64_t kInit = 16777218, kAllReduce = 16777223;  // NCCL's schema ids in that export
     std::string sql =
         "ALTER TABLE NVTX_EVENTS ADD COLUMN binaryData BLOB;"
-        "CREATE TABLE NVTX_PAYLOAD_SCHEMA_ENTRIES(domainId INTEGER NOT NULL, schemaId INTEGER NOT NULL, idx INTEGER NOT "
-        "NULL, flags INTEGER, type INTEGER NOT NULL, name TEXT, description TEXT, arrayOrUnionDetail INTEGER, offset INTEGER);"
-        "INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES VALUES (1, 16777218, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),"
+        "CREATE TABLE NVTX_PAYLOAD_SCHEMA_ENTRIES(domainId INTEGER NOT NULL, schemaId INTEGER NOT NULL, idx INTEGER "
+        "NOT "
+        "NULL, flags INTEGER, type INTEGER NOT NULL, name TEXT, description TEXT, arrayOrUnionDetail INTEGER, offset "
+        "INTEGER);"
+        "INSERT INTO NVTX_PAYLOAD_SCHEMA_ENTRIES VALUES (1, 16777218, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, "
+        "NULL),"
         "(1, 16777218, 1, NULL, 5, 'No. of ranks', NULL, NULL, 8), (1, 16777218, 2, NULL, 5, 'Rank', NULL, NULL, 12),"
         "(1, 16777218, 3, NULL, 5, 'CUDA device', NULL, NULL, 16),"
         "(1, 16777223, 0, NULL, 18, 'NCCL communicator ID', NULL, NULL, NULL),"
         "(1, 16777223, 1, NULL, 22, 'Message size [bytes]', NULL, NULL, 8),"
         "(1, 16777223, 2, NULL, 16777232, 'Reduction operation', NULL, NULL, 16);";
     auto move = [&](const std::string& like, const std::string& blobHex) {
-        sql += "UPDATE NVTX_EVENTS SET binaryData = " + blobHex + ", jsonText = NULL WHERE jsonText LIKE '" + like + "';";
+        sql +=
+            "UPDATE NVTX_EVENTS SET binaryData = " + blobHex + ", jsonText = NULL WHERE jsonText LIKE '" + like + "';";
     };
     for (std::uint64_t rank : {0u, 1u})
-        move("%\"Rank\": " + std::to_string(rank) + ",%", blob(kInit, {{0, 8, comm}, {8, 4, 2}, {12, 4, rank}, {16, 4, rank}}));
+        move("%\"Rank\": " + std::to_string(rank) + ",%",
+             blob(kInit, {{0, 8, comm}, {8, 4, 2}, {12, 4, rank}, {16, 4, rank}}));
     for (std::uint64_t bytes : {440u, 4400u})
-        move("%\"Message size [bytes]\": " + std::to_string(bytes) + ",%", blob(kAllReduce, {{0, 8, comm}, {8, 8, bytes}}));
+        move("%\"Message size [bytes]\": " + std::to_string(bytes) + ",%",
+             blob(kAllReduce, {{0, 8, comm}, {8, 8, bytes}}));
     return sql;
 }
 
@@ -185,7 +193,8 @@ private slots:
             << "a job of 4 ranks";
         QTest::newRow("another NCCL communicator (binary payloads)")
             << q(binaryPayloads(78) + rank1) << "NCCL communicator 78, not";
-        QTest::newRow("recorded an hour later") << q(rank1 + sessionStart(kSessionUtc + 3'600'000'000'000)) << "another time";
+        QTest::newRow("recorded an hour later")
+            << q(rank1 + sessionStart(kSessionUtc + 3'600'000'000'000)) << "another time";
     }
     void refusesExportsOfOtherJobs() {
         QFETCH(QString, rank1Edit);
@@ -201,13 +210,31 @@ private slots:
         QVERIFY(message.find('\n') == std::string::npos);
     }
 
+    // Two real exports (Nsight Systems 2026.2, two GPUs each) of jobs recorded two days apart: each imports with its
+    // two processes, together they are refused as different jobs by their sessions' start times.
+    void refusesRealExportsOfTwoJobs() {
+        const std::string a = buildEdited("nsys_real_h100_infer_a_2026.sql", "");
+        const std::string b = buildEdited("nsys_real_h100_infer_b_2026.sql", "");
+        QVERIFY(!a.empty() && !b.empty());
+        for (const std::string& one : {a, b}) {
+            RunInfo info;
+            auto parsed = parseNsysSqlite({one}, &info);
+            QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
+            QCOMPARE(info.ranks, 2);
+        }
+        auto both = parseNsysSqlite({a, b}, nullptr);
+        QVERIFY(!both.ok());
+        QVERIFY2(both.status().message().rfind(a + ": recorded at another time than " + b, 0) == 0 ||
+                     both.status().message().rfind(b + ": recorded at another time than " + a, 0) == 0,
+                 both.status().message().c_str());
+    }
+
     void refusesTheSameExportTwice() {
         const std::string rank0 = buildEdited("nsys_ddp_2rank.sql", onlyProcess(kRank0Pid));
         auto parsed = parseNsysSqlite({rank0, rank0}, nullptr);
         QVERIFY(!parsed.ok());
         QVERIFY2(parsed.status().message().find("given twice") != std::string::npos, parsed.status().message().c_str());
     }
-
 
     // Without shapes, NCCL's payloads size the buckets and each bucket's bytes are shared by its gradients.
     // ... and their communicator ranges order the ranks, whether the export renders the payloads as JSON or keeps them
@@ -220,7 +247,8 @@ private slots:
     void sizesBucketsFromNcclPayloads() {
         QFETCH(QString, payloads);
         RunInfo info;
-        auto parsed = importEdited("nsys_ddp_2rank.sql", std::string(kWithoutShapes) + ";" + payloads.toStdString(), &info);
+        auto parsed =
+            importEdited("nsys_ddp_2rank.sql", std::string(kWithoutShapes) + ";" + payloads.toStdString(), &info);
         QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.status().message().c_str());
         QCOMPARE(importedOf(info)["exact_sizes"].get<bool>(), false);
         const auto& tensors = parsed.value().tensors;
@@ -253,6 +281,9 @@ private slots:
             << "nsys_real_saxpy_2022.sql" << "" << 5 << "emit_nvtx(record_shapes=True)";
         QTest::newRow("real export, nsys 2024.5 (schema 3.13.2), CloverLeaf")
             << "nsys_real_cloverleaf_2024.sql" << "" << 41 << "emit_nvtx(record_shapes=True)";
+        QTest::newRow("real export, nsys 2026.2 (schema 3.25.0), two H100s")
+            << "nsys_real_h100_infer_a_2026.sql"
+            << "" << 12 << "emit_nvtx(record_shapes=True)";
         QTest::newRow("Pacer's older hand-written export") << "nsys_export.sql" << "" << 4 << "AccumulateGrad NVTX ranges";
         QTest::newRow("no sizes: no shapes, no payloads")
             << ddp << QString(kWithoutShapes) + ";" + kWithoutPayloads << 12 << "Message size [bytes]";
@@ -320,7 +351,8 @@ private:
             QCOMPARE(backward[1], std::make_pair(S + 5'100'000, S + 6'100'000));
             QCOMPARE(backward[0], std::make_pair(S + 6'100'000, S + 7'100'000));
             QCOMPARE(allreduce.size(), std::size_t{2});
-            QCOMPARE(allreduce[0], std::make_tuple(3, std::int64_t{440}, S + 5'300'000 + 100'000 * rank, S + 5'800'000));
+            QCOMPARE(allreduce[0],
+                     std::make_tuple(3, std::int64_t{440}, S + 5'300'000 + 100'000 * rank, S + 5'800'000));
             QCOMPARE(allreduce[1], std::make_tuple(1, std::int64_t{4400}, S + 7'300'000, S + 8'000'000));
         }
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <queue>
 
 #include "profiler/project.h"
 #include "profiler/schema.h"
@@ -17,6 +18,59 @@ constexpr EventKind kOneKindPerTable[] = {EventKind::Forward, EventKind::Kernel,
                                           EventKind::Runtime, EventKind::Sync, EventKind::Marker};
 
 constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
+
+// A merge of per-(track, table) scans, each already in start order: a heap of the scans by their current row.
+class MergedScans : public SpanStream {
+public:
+    // trackOf: the track of each scan.
+    MergedScans(sql::Db* db, std::vector<store::TrackScan> scans, std::vector<int> trackOf)
+        : db_(db), scans_(std::move(scans)), track_of_(std::move(trackOf)) {
+        rows_.resize(scans_.size());
+        for (std::size_t i = 0; i < scans_.size(); ++i)
+            if (advance(i)) heap_.push({rows_[i].start, i});
+    }
+    bool next(SpanRow* row) override {
+        if (heap_.empty() || !status_.ok()) return false;
+        const std::size_t i = heap_.top().second;
+        heap_.pop();
+        *row = rows_[i];
+        if (advance(i)) heap_.push({rows_[i].start, i});
+        return status_.ok();
+    }
+    Status status() const override { return status_; }
+
+private:
+    // Reads scan i's next row into rows_[i]; false at its end or on an error.
+    bool advance(std::size_t i) {
+        store::TrackScan& scan = scans_[i];
+        Status s;
+        if (!scan.stmt.step(&s)) {
+            if (!s.ok() && status_.ok()) status_ = s;
+            return false;
+        }
+        SpanRow& r = rows_[i];
+        const int kind = scan.stmt.i32(0);
+        if (scan.has_kind && (kind < 0 || kind >= kEventKindCount)) {
+            status_ = errorStatus(db_->path() + ": event with unknown kind " + std::to_string(kind));
+            return false;
+        }
+        r.kind = scan.has_kind ? static_cast<EventKind>(kind) : scan.fixed_kind;
+        r.name = scan.stmt.isNull(1) ? -1 : scan.stmt.i64(1);
+        r.start = scan.stmt.i64(2);
+        r.end = scan.stmt.i64(3);
+        r.iteration = scan.stmt.i32(4);
+        r.track = track_of_[i];
+        return true;
+    }
+
+    using Head = std::pair<std::int64_t, std::size_t>;  // (start, scan)
+    sql::Db* db_;
+    std::vector<store::TrackScan> scans_;
+    std::vector<int> track_of_;
+    std::vector<SpanRow> rows_;
+    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heap_;
+    Status status_ = okStatus();
+};
 
 }  // namespace
 
@@ -175,6 +229,43 @@ Result<std::vector<RunReader::NameTotals>> RunReader::aggregate(const std::vecto
         return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
     });
     return out;
+}
+
+Result<std::unique_ptr<SpanStream>> RunReader::spans(const std::vector<int>& tracks) {
+    std::vector<store::TrackScan> scans;
+    std::vector<int> trackOf;
+    for (const int track : tracks) {
+        PROFILER_RETURN_IF_ERROR(store::appendTrackScans(*db_, runId_, track, scans));
+        trackOf.resize(scans.size(), track);
+    }
+    return std::unique_ptr<SpanStream>(new MergedScans(db_.get(), std::move(scans), std::move(trackOf)));
+}
+
+Result<std::unordered_map<std::int64_t, std::string>> RunReader::names() {
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare("SELECT id, value FROM StringIds"));
+    std::unordered_map<std::int64_t, std::string> out;
+    Status s;
+    while (st.step(&s)) out.emplace(st.i64(0), st.text(1));
+    PROFILER_RETURN_IF_ERROR(s);
+    return out;
+}
+
+Result<std::optional<TraceEvent>> RunReader::findByName(const std::vector<int>& tracks, const std::string& text,
+                                                        std::int64_t after, bool forward) {
+    PROFILER_ASSIGN_OR_RETURN(std::vector<std::int64_t> ids, store::nameIdsContaining(*db_, text));
+    if (ids.empty() || text.empty()) return std::optional<TraceEvent>{};
+    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min(), kMax = std::numeric_limits<std::int64_t>::max();
+    // The nearest match after `after`, else (wrapping around) the first of the run.
+    for (const std::int64_t from : {after, forward ? kMin : kMax}) {
+        std::optional<TraceEvent> best;
+        for (const int track : tracks) {
+            const std::int64_t bound = best ? best->start : (forward ? kMax : kMin);
+            PROFILER_ASSIGN_OR_RETURN(std::optional<TraceEvent> e, store::findOnTrack(*db_, runId_, track, ids, from, forward, bound));
+            if (e) best = std::move(e);
+        }
+        if (best) return best;
+    }
+    return std::optional<TraceEvent>{};
 }
 
 }  // namespace pacer::profiler

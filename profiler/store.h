@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -85,6 +86,25 @@ struct NameTotal {
 };
 Status aggregateEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::int64_t endsAfter,
                        std::map<std::string, NameTotal>& out);
+
+// One event table's events of one track in start order, iteration markers left out, read a row at a time through
+// the (run_id, track, start) index: columns kind (the table's own where it has no kind column), name id (NULL for
+// none), start, end, iteration. What an analysis streams when a run is too large to hold.
+struct TrackScan {
+    sql::Stmt stmt;
+    bool has_kind = false;
+    EventKind fixed_kind = EventKind::Forward;  // the kind of every row when !has_kind
+};
+Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, std::vector<TrackScan>& out);
+
+// Ids of the names that contain `text` (ASCII letters in any case), from the StringIds table.
+Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::string& text);
+
+// The event of one track whose name id is among `names` and that starts first after `after` (forward) or last
+// before it (backward), within (lo, hi); iteration markers left out. The scan walks the (run_id, track, start)
+// index from `after` and stops at the first match (or at the bound), so a near match costs little.
+Result<std::optional<TraceEvent>> findOnTrack(sql::Db& db, std::int64_t runId, int track, const std::vector<std::int64_t>& names,
+                                              std::int64_t after, bool forward, std::int64_t bound);
 
 // Everything of a run but its events (runId 0 = the latest run).
 Result<StoredRun> readRunHeader(sql::Db& db, std::int64_t runId);

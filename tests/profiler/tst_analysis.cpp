@@ -1,11 +1,127 @@
-// The HTA-style analysis on a hand-timed iteration (analysis_fixture.h works every figure out by hand).
+// The HTA-style analysis on a hand-timed iteration (analysis_fixture.h works every figure out by hand), and the
+// same figures streamed from a project file (analyzeStored) as computed over the trace in memory.
 #include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <random>
 
 #include "analysis_fixture.h"
 #include "profiler/analysis/trace_analysis.h"
+#include "profiler/project.h"
+#include "profiler/run_reader.h"
 
 using namespace pacer::profiler;
 using namespace pacer::profiler::analysis;
+
+Q_DECLARE_METATYPE(pacer::profiler::RunTrace)
+
+namespace {
+
+// Ranks with a compute track (forward, backward, waits, optimizer steps), a comm track (one all-reduce per tensor,
+// late by a random amount), and on GPU ranks a stream of kernels (NCCL's among them) and copies; iteration markers
+// when asked for. Times overlap across tracks and repeat, so that the unions, the straggler and ties are exercised.
+RunTrace syntheticRun(int ranks, int iterations, bool gpu, bool markers, unsigned seed) {
+    RunTrace t;
+    t.label = "synthetic";
+    t.ranks = ranks;
+    t.iterations = iterations;
+    constexpr int kLayers = 4;
+    for (int l = 0; l < kLayers; ++l) t.tensors.push_back({l, "layer" + std::to_string(l) + ".weight", l, 100});
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::int64_t> dur(1, 40), jitter(0, 15);
+    for (int r = 0; r < ranks; ++r) {
+        const int c = 3 * r, m = 3 * r + 1, g = 3 * r + 2;
+        t.tracks.push_back({c, r, TrackKind::Compute, "rank compute"});
+        t.tracks.push_back({m, r, TrackKind::Comm, "rank comm"});
+        if (gpu) t.tracks.push_back({g, r, TrackKind::CudaStream, "rank stream"});
+        auto add = [&t](EventKind kind, int track, std::int64_t start, std::int64_t end, std::string name, int it, int layer = -1,
+                        int tensor = -1) {
+            TraceEvent e;
+            e.kind = kind;
+            e.track = track;
+            e.start = start * 1000;
+            e.end = end * 1000;
+            e.iteration = it;
+            e.layer = layer;
+            e.tensor = tensor;
+            e.name = std::move(name);
+            t.events.push_back(std::move(e));
+        };
+        std::int64_t now = 0, link = 0;
+        for (int it = 0; it < iterations; ++it) {
+            const std::int64_t begin = now;
+            for (int l = 0; l < kLayers; ++l) {
+                const std::int64_t d = dur(rng);
+                add(EventKind::Forward, c, now, now + d, "fc" + std::to_string(l), it, l);
+                if (gpu) add(EventKind::Kernel, g, now + 1, now + d, "gemm", it);
+                now += d;
+            }
+            for (int l = kLayers - 1; l >= 0; --l) {
+                const std::int64_t d = dur(rng);
+                add(EventKind::Backward, c, now, now + d, "fc" + std::to_string(l) + " backward", it, l);
+                now += d;
+                link = std::max(link, now) + jitter(rng);
+                const std::int64_t ar = dur(rng);
+                add(EventKind::AllReduce, m, link, link + ar, "allreduce", it, -1, l);
+                if (gpu) add(EventKind::Kernel, g, link, link + ar, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", it);
+                link += ar;
+            }
+            if (link > now) {
+                add(EventKind::Wait, c, now, link, "wait", it);
+                now = link;
+            }
+            add(EventKind::Optimizer, c, now, now + 5, "sgd", it, 0, 0);
+            if (gpu) add(EventKind::Memcpy, g, now, now + 3, "HtoD", it);
+            now += 5 + jitter(rng);
+            if (markers) add(EventKind::Iteration, c, begin, now, "iteration " + std::to_string(it), it);
+        }
+    }
+    return t;
+}
+
+void compareAnalyses(const RunAnalysis& a, const RunAnalysis& b) {
+    QCOMPARE(a.ranks.size(), b.ranks.size());
+    for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+        const RankBreakdown &x = a.ranks[i], &y = b.ranks[i];
+        QCOMPARE(x.rank, y.rank);
+        QCOMPARE(x.span_ns, y.span_ns);
+        QCOMPARE(x.compute_ns, y.compute_ns);
+        QCOMPARE(x.exposed_comm_ns, y.exposed_comm_ns);
+        QCOMPARE(x.idle_ns, y.idle_ns);
+        QCOMPARE(x.comm_ns, y.comm_ns);
+        QCOMPARE(x.overlap_ns, y.overlap_ns);
+        QCOMPARE(x.last_starts, y.last_starts);
+        QCOMPARE(x.mean_lateness_ns, y.mean_lateness_ns);
+    }
+    QCOMPARE(a.names.size(), b.names.size());
+    for (std::size_t i = 0; i < a.names.size(); ++i) {
+        QCOMPARE(a.names[i].name, b.names[i].name);
+        QCOMPARE(a.names[i].communication, b.names[i].communication);
+        QCOMPARE(a.names[i].count, b.names[i].count);
+        QCOMPARE(a.names[i].total_ns, b.names[i].total_ns);
+        QCOMPARE(a.names[i].min_ns, b.names[i].min_ns);
+        QCOMPARE(a.names[i].max_ns, b.names[i].max_ns);
+    }
+    QCOMPARE(a.matched_collectives, b.matched_collectives);
+    QCOMPARE(a.straggler_rank, b.straggler_rank);
+    const CriticalPath &p = a.critical_path, &q = b.critical_path;
+    QCOMPARE(p.iteration, q.iteration);
+    QCOMPARE(p.rank, q.rank);
+    QCOMPARE(p.length_ns, q.length_ns);
+    QCOMPARE(p.compute_ns, q.compute_ns);
+    QCOMPARE(p.comm_ns, q.comm_ns);
+    QCOMPARE(p.steps.size(), q.steps.size());
+    for (std::size_t i = 0; i < p.steps.size(); ++i) {
+        QCOMPARE(p.steps[i].track, q.steps[i].track);
+        QCOMPARE(p.steps[i].kind, q.steps[i].kind);
+        QCOMPARE(p.steps[i].name, q.steps[i].name);
+        QCOMPARE(p.steps[i].start, q.steps[i].start);
+        QCOMPARE(p.steps[i].end, q.steps[i].end);
+    }
+}
+
+}  // namespace
 
 class TestAnalysis : public QObject {
     Q_OBJECT
@@ -100,6 +216,33 @@ private slots:
         QCOMPARE(a.ranks.size(), b.ranks.size());
         QCOMPARE(a.straggler_rank, b.straggler_rank);
         for (std::size_t r = 0; r < a.ranks.size(); ++r) QCOMPARE(a.ranks[r].last_starts, b.ranks[r].last_starts);
+    }
+
+    // The store's path (each rank streamed in start order from the project file) against the trace in memory.
+    void storedEqualsInMemory_data() {
+        QTest::addColumn<RunTrace>("run");
+        QTest::addColumn<int>("iteration");
+        QTest::newRow("hand-timed") << testing::handTimedIteration() << -1;
+        QTest::newRow("4 CPU ranks, 6 iterations") << syntheticRun(4, 6, false, true, 1) << -1;
+        QTest::newRow("2 GPU ranks (kernels, copies)") << syntheticRun(2, 5, true, true, 2) << -1;
+        QTest::newRow("no iteration markers") << syntheticRun(3, 4, false, false, 3) << -1;
+        QTest::newRow("one rank, iteration 2 asked for") << syntheticRun(1, 4, true, true, 4) << 2;
+    }
+    void storedEqualsInMemory() {
+        QFETCH(RunTrace, run);
+        QFETCH(int, iteration);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.pacer").toStdString();
+        const auto id = writeRun(path, run, RunInfo{});
+        QVERIFY2(id.ok(), id.message().c_str());
+        auto reader = RunReader::open(path, 0);
+        QVERIFY(reader.ok());
+        const auto stored = analyzeStored(*reader.value(), iteration);
+        QVERIFY2(stored.ok(), stored.message().c_str());
+        const RunAnalysis inMemory = analyzeRun(run, iteration);
+        QVERIFY(!inMemory.ranks.empty());
+        QVERIFY(inMemory.critical_path.steps.size() > 1);
+        compareAnalyses(stored.value(), inMemory);
     }
 
     void emptyRunHasNoFigures() {

@@ -4,8 +4,6 @@
 
 #include <QTemporaryDir>
 
-#include <random>
-
 #include "analysis_fixture.h"
 #include "profiler/analysis/trace_analysis.h"
 #include "profiler/project.h"
@@ -17,68 +15,6 @@ using namespace pacer::profiler::analysis;
 Q_DECLARE_METATYPE(pacer::profiler::RunTrace)
 
 namespace {
-
-// Ranks with a compute track (forward, backward, waits, optimizer steps), a comm track (one all-reduce per tensor,
-// late by a random amount), and on GPU ranks a stream of kernels (NCCL's among them) and copies; iteration markers
-// when asked for. Times overlap across tracks and repeat, so that the unions, the straggler and ties are exercised.
-RunTrace syntheticRun(int ranks, int iterations, bool gpu, bool markers, unsigned seed) {
-    RunTrace t;
-    t.label = "synthetic";
-    t.ranks = ranks;
-    t.iterations = iterations;
-    constexpr int kLayers = 4;
-    for (int l = 0; l < kLayers; ++l) t.tensors.push_back({l, "layer" + std::to_string(l) + ".weight", l, 100});
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<std::int64_t> dur(1, 40), jitter(0, 15);
-    for (int r = 0; r < ranks; ++r) {
-        const int c = 3 * r, m = 3 * r + 1, g = 3 * r + 2;
-        t.tracks.push_back({c, r, TrackKind::Compute, "rank compute"});
-        t.tracks.push_back({m, r, TrackKind::Comm, "rank comm"});
-        if (gpu) t.tracks.push_back({g, r, TrackKind::CudaStream, "rank stream"});
-        auto add = [&t](EventKind kind, int track, std::int64_t start, std::int64_t end, std::string name, int it, int layer = -1,
-                        int tensor = -1) {
-            TraceEvent e;
-            e.kind = kind;
-            e.track = track;
-            e.start = start * 1000;
-            e.end = end * 1000;
-            e.iteration = it;
-            e.layer = layer;
-            e.tensor = tensor;
-            e.name = std::move(name);
-            t.events.push_back(std::move(e));
-        };
-        std::int64_t now = 0, link = 0;
-        for (int it = 0; it < iterations; ++it) {
-            const std::int64_t begin = now;
-            for (int l = 0; l < kLayers; ++l) {
-                const std::int64_t d = dur(rng);
-                add(EventKind::Forward, c, now, now + d, "fc" + std::to_string(l), it, l);
-                if (gpu) add(EventKind::Kernel, g, now + 1, now + d, "gemm", it);
-                now += d;
-            }
-            for (int l = kLayers - 1; l >= 0; --l) {
-                const std::int64_t d = dur(rng);
-                add(EventKind::Backward, c, now, now + d, "fc" + std::to_string(l) + " backward", it, l);
-                now += d;
-                link = std::max(link, now) + jitter(rng);
-                const std::int64_t ar = dur(rng);
-                add(EventKind::AllReduce, m, link, link + ar, "allreduce", it, -1, l);
-                if (gpu) add(EventKind::Kernel, g, link, link + ar, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", it);
-                link += ar;
-            }
-            if (link > now) {
-                add(EventKind::Wait, c, now, link, "wait", it);
-                now = link;
-            }
-            add(EventKind::Optimizer, c, now, now + 5, "sgd", it, 0, 0);
-            if (gpu) add(EventKind::Memcpy, g, now, now + 3, "HtoD", it);
-            now += 5 + jitter(rng);
-            if (markers) add(EventKind::Iteration, c, begin, now, "iteration " + std::to_string(it), it);
-        }
-    }
-    return t;
-}
 
 void compareAnalyses(const RunAnalysis& a, const RunAnalysis& b) {
     QCOMPARE(a.ranks.size(), b.ranks.size());
@@ -223,10 +159,10 @@ private slots:
         QTest::addColumn<RunTrace>("run");
         QTest::addColumn<int>("iteration");
         QTest::newRow("hand-timed") << testing::handTimedIteration() << -1;
-        QTest::newRow("4 CPU ranks, 6 iterations") << syntheticRun(4, 6, false, true, 1) << -1;
-        QTest::newRow("2 GPU ranks (kernels, copies)") << syntheticRun(2, 5, true, true, 2) << -1;
-        QTest::newRow("no iteration markers") << syntheticRun(3, 4, false, false, 3) << -1;
-        QTest::newRow("one rank, iteration 2 asked for") << syntheticRun(1, 4, true, true, 4) << 2;
+        QTest::newRow("4 CPU ranks, 6 iterations") << testing::syntheticRun(4, 6, false, true, 1) << -1;
+        QTest::newRow("2 GPU ranks (kernels, copies)") << testing::syntheticRun(2, 5, true, true, 2) << -1;
+        QTest::newRow("no iteration markers") << testing::syntheticRun(3, 4, false, false, 3) << -1;
+        QTest::newRow("one rank, iteration 2 asked for") << testing::syntheticRun(1, 4, true, true, 4) << 2;
     }
     void storedEqualsInMemory() {
         QFETCH(RunTrace, run);

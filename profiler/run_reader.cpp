@@ -234,8 +234,9 @@ Result<std::vector<RunReader::NameTotals>> RunReader::aggregate(const std::vecto
 Result<std::unique_ptr<SpanStream>> RunReader::spans(const std::vector<int>& tracks) {
     std::vector<store::TrackScan> scans;
     std::vector<int> trackOf;
+    PROFILER_ASSIGN_OR_RETURN(const unsigned tables, store::eventTablesOf(*db_, runId_));
     for (const int track : tracks) {
-        PROFILER_RETURN_IF_ERROR(store::appendTrackScans(*db_, runId_, track, scans));
+        PROFILER_RETURN_IF_ERROR(store::appendTrackScans(*db_, runId_, track, tables, scans));
         trackOf.resize(scans.size(), track);
     }
     return std::unique_ptr<SpanStream>(new MergedScans(db_.get(), std::move(scans), std::move(trackOf)));
@@ -254,13 +255,14 @@ Result<std::optional<TraceEvent>> RunReader::findByName(const std::vector<int>& 
                                                         std::int64_t after, bool forward) {
     PROFILER_ASSIGN_OR_RETURN(std::vector<std::int64_t> ids, store::nameIdsContaining(*db_, text));
     if (ids.empty() || text.empty()) return std::optional<TraceEvent>{};
+    PROFILER_ASSIGN_OR_RETURN(const unsigned tables, store::eventTablesOf(*db_, runId_));
     constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min(), kMax = std::numeric_limits<std::int64_t>::max();
     // The nearest match after `after`, else (wrapping around) the first of the run.
     for (const std::int64_t from : {after, forward ? kMin : kMax}) {
         std::optional<TraceEvent> best;
         for (const int track : tracks) {
             const std::int64_t bound = best ? best->start : (forward ? kMax : kMin);
-            PROFILER_ASSIGN_OR_RETURN(std::optional<TraceEvent> e, store::findOnTrack(*db_, runId_, track, ids, from, forward, bound));
+            PROFILER_ASSIGN_OR_RETURN(std::optional<TraceEvent> e, store::findOnTrack(*db_, runId_, track, tables, ids, from, forward, bound));
             if (e) best = std::move(e);
         }
         if (best) return best;

@@ -365,8 +365,22 @@ Status readEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std:
     return okStatus();
 }
 
-Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, std::vector<TrackScan>& out) {
+Result<unsigned> eventTablesOf(sql::Db& db, std::int64_t runId) {
+    unsigned tables = 0;
     for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(std::string("SELECT 1 FROM ") + kAllTables[k]->table +
+                                                           " WHERE run_id=?1 LIMIT 1"));
+        st.bind(1, runId);
+        Status s;
+        if (st.step(&s)) tables |= 1u << k;
+        PROFILER_RETURN_IF_ERROR(s);
+    }
+    return tables;
+}
+
+Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, unsigned tables, std::vector<TrackScan>& out) {
+    for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        if (!(tables & (1u << k))) continue;
         const KindTable& kt = *kAllTables[k];
         const bool hasKind = kt.table == kPacerTable.table;
         const std::string q = std::string("SELECT ") + (hasKind ? "kind" : "0") + ", " + kt.nameColumn +
@@ -396,12 +410,14 @@ Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::stri
     return ids;
 }
 
-Result<std::optional<TraceEvent>> findOnTrack(sql::Db& db, std::int64_t runId, int track, const std::vector<std::int64_t>& names,
-                                              std::int64_t after, bool forward, std::int64_t bound) {
+Result<std::optional<TraceEvent>> findOnTrack(sql::Db& db, std::int64_t runId, int track, unsigned tables,
+                                              const std::vector<std::int64_t>& names, std::int64_t after, bool forward,
+                                              std::int64_t bound) {
     std::string in;
     for (const std::int64_t id : names) in += (in.empty() ? "" : ",") + std::to_string(id);
     std::optional<TraceEvent> best;
     for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        if (!(tables & (1u << k))) continue;
         const KindTable& kt = *kAllTables[k];
         const bool hasKind = kt.table == kPacerTable.table;
         // Each table narrows the bound for the next: a later table only looks for an earlier match.

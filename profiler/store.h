@@ -95,7 +95,12 @@ struct TrackScan {
     bool has_kind = false;
     EventKind fixed_kind = EventKind::Forward;  // the kind of every row when !has_kind
 };
-Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, std::vector<TrackScan>& out);
+// tables: the event tables to scan, as eventTablesOf() gives them.
+Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, unsigned tables, std::vector<TrackScan>& out);
+
+// The event tables that hold events of the run, a bit each: a CPU run's are one of seven, so searches and scans
+// per track skip the empty ones (one indexed probe per table).
+Result<unsigned> eventTablesOf(sql::Db& db, std::int64_t runId);
 
 // Ids of the names that contain `text` (ASCII letters in any case), from the StringIds table.
 Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::string& text);
@@ -103,8 +108,9 @@ Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::stri
 // The event of one track whose name id is among `names` and that starts first after `after` (forward) or last
 // before it (backward), within (lo, hi); iteration markers left out. The scan walks the (run_id, track, start)
 // index from `after` and stops at the first match (or at the bound), so a near match costs little.
-Result<std::optional<TraceEvent>> findOnTrack(sql::Db& db, std::int64_t runId, int track, const std::vector<std::int64_t>& names,
-                                              std::int64_t after, bool forward, std::int64_t bound);
+Result<std::optional<TraceEvent>> findOnTrack(sql::Db& db, std::int64_t runId, int track, unsigned tables,
+                                              const std::vector<std::int64_t>& names, std::int64_t after, bool forward,
+                                              std::int64_t bound);
 
 // Everything of a run but its events (runId 0 = the latest run).
 Result<StoredRun> readRunHeader(sql::Db& db, std::int64_t runId);

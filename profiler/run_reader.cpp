@@ -256,18 +256,40 @@ Result<std::optional<TraceEvent>> RunReader::findByName(const std::vector<int>& 
     PROFILER_ASSIGN_OR_RETURN(std::vector<std::int64_t> ids, store::nameIdsContaining(*db_, text));
     if (ids.empty() || text.empty()) return std::optional<TraceEvent>{};
     PROFILER_ASSIGN_OR_RETURN(const unsigned tables, store::eventTablesOf(*db_, runId_));
-    constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min(), kMax = std::numeric_limits<std::int64_t>::max();
-    // The nearest match after `after`, else (wrapping around) the first of the run.
-    for (const std::int64_t from : {after, forward ? kMin : kMax}) {
-        std::optional<TraceEvent> best;
-        for (const int track : tracks) {
-            const std::int64_t bound = best ? best->start : (forward ? kMax : kMin);
-            PROFILER_ASSIGN_OR_RETURN(std::optional<TraceEvent> e, store::findOnTrack(*db_, runId_, track, tables, ids, from, forward, bound));
-            if (e) best = std::move(e);
-        }
-        if (best) return best;
+    // The starts the search can meet: where the window below stops growing.
+    PROFILER_ASSIGN_OR_RETURN(auto range, store::startRange(*db_, runId_, tracks, tables));
+    if (!range) return std::optional<TraceEvent>{};
+    const auto [lo, hi] = *range;
+    std::vector<store::TrackSearch> searches;
+    for (const int track : tracks) {
+        PROFILER_ASSIGN_OR_RETURN(store::TrackSearch search, store::TrackSearch::prepare(*db_, runId_, track, tables, ids, forward));
+        searches.push_back(std::move(search));
     }
-    return std::optional<TraceEvent>{};
+    // Windows growing 4x from the start: the nearest match lies in the first window where some track has one, so a
+    // name that is common somewhere costs a few short index walks per track (a track without it is not walked to
+    // its end), and a rare one no more than a walk over the run.
+    auto searchFrom = [&](std::int64_t edge) -> Result<std::optional<TraceEvent>> {
+        std::int64_t width = std::max<std::int64_t>(1, (hi - lo) / 4096);
+        while (forward ? edge < hi : edge > lo) {
+            const std::int64_t next = forward ? (hi - edge <= width ? hi : edge + width) : (edge - lo <= width ? lo : edge - width);
+            std::optional<TraceEvent> best;
+            for (store::TrackSearch& search : searches) {
+                // Starts in (edge, next] forward, [next, edge) backward; a match found bounds the other tracks.
+                const std::int64_t bound = best ? best->start : (forward ? next + 1 : next - 1);
+                PROFILER_ASSIGN_OR_RETURN(std::optional<TraceEvent> e, search.find(edge, bound));
+                if (e) best = std::move(e);
+            }
+            if (best) return best;
+            edge = next;
+            width = width > (std::numeric_limits<std::int64_t>::max() >> 3) ? width : width * 4;
+        }
+        return std::optional<TraceEvent>{};
+    };
+    // The nearest match after `after`, else (wrapping around) the first of the run (the last, backward).
+    PROFILER_ASSIGN_OR_RETURN(std::optional<TraceEvent> found,
+                              searchFrom(forward ? std::max(after, lo - 1) : std::min(after, hi + 1)));
+    if (found) return found;
+    return searchFrom(forward ? lo - 1 : hi + 1);
 }
 
 }  // namespace pacer::profiler

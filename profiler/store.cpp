@@ -393,6 +393,31 @@ Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, unsigned tab
     return okStatus();
 }
 
+Result<std::optional<std::pair<std::int64_t, std::int64_t>>> startRange(sql::Db& db, std::int64_t runId,
+                                                                        const std::vector<int>& tracks, unsigned tables) {
+    std::optional<std::pair<std::int64_t, std::int64_t>> range;
+    for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        if (!(tables & (1u << k))) continue;
+        // MIN and MAX apart: SQLite answers each alone from the index, both together by a scan.
+        const std::string from = std::string(" FROM ") + kAllTables[k]->table + " WHERE run_id=?1 AND track=?2";
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt first, db.prepare("SELECT MIN(start)" + from));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt last, db.prepare("SELECT MAX(start)" + from));
+        for (const int track : tracks) {
+            Status s;
+            first.bind(1, runId).bind(2, track);
+            last.bind(1, runId).bind(2, track);
+            if (first.step(&s) && !first.isNull(0) && last.step(&s)) {
+                if (!range) range = std::make_pair(first.i64(0), last.i64(0));
+                range = std::make_pair(std::min(range->first, first.i64(0)), std::max(range->second, last.i64(0)));
+            }
+            PROFILER_RETURN_IF_ERROR(s);
+            first.reset();
+            last.reset();
+        }
+    }
+    return range;
+}
+
 Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::string& text) {
     // LIKE is case-blind for ASCII; its wildcards in the text are escaped so that they match themselves.
     std::string pattern = "%";
@@ -410,18 +435,15 @@ Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::stri
     return ids;
 }
 
-Result<std::optional<TraceEvent>> findOnTrack(sql::Db& db, std::int64_t runId, int track, unsigned tables,
-                                              const std::vector<std::int64_t>& names, std::int64_t after, bool forward,
-                                              std::int64_t bound) {
+Result<TrackSearch> TrackSearch::prepare(sql::Db& db, std::int64_t runId, int track, unsigned tables,
+                                         const std::vector<std::int64_t>& names, bool forward) {
     std::string in;
     for (const std::int64_t id : names) in += (in.empty() ? "" : ",") + std::to_string(id);
-    std::optional<TraceEvent> best;
+    TrackSearch search(&db, runId, track);
     for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
         if (!(tables & (1u << k))) continue;
         const KindTable& kt = *kAllTables[k];
         const bool hasKind = kt.table == kPacerTable.table;
-        // Each table narrows the bound for the next: a later table only looks for an earlier match.
-        const std::int64_t limit = best ? best->start : bound;
         const std::string q = std::string("SELECT ") + (hasKind ? "e.kind" : "0") + kEventColumns + " FROM " + kt.table +
                               " e LEFT JOIN StringIds s ON s.id = e." + kt.nameColumn +
                               " WHERE e.run_id=?1 AND e.track=?2 AND " +
@@ -429,10 +451,20 @@ Result<std::optional<TraceEvent>> findOnTrack(sql::Db& db, std::int64_t runId, i
                               kt.nameColumn + " IN (" + in + ")" + (hasKind ? " AND e.kind<>5" : "") +
                               " ORDER BY e.start " + (forward ? "ASC" : "DESC") + " LIMIT 1";
         PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
-        st.bind(1, runId).bind(2, track).bind(3, after).bind(4, limit);
+        search.scans_.push_back({std::move(st), hasKind, kFixedKind[k]});
+    }
+    return search;
+}
+
+Result<std::optional<TraceEvent>> TrackSearch::find(std::int64_t after, std::int64_t bound) {
+    std::optional<TraceEvent> best;
+    for (TrackScan& scan : scans_) {
+        // Each table narrows the bound for the next: a later table only looks for a nearer match.
+        scan.stmt.reset();
+        scan.stmt.bind(1, run_id_).bind(2, track_).bind(3, after).bind(4, best ? best->start : bound);
         Status s;
-        if (st.step(&s)) {
-            PROFILER_ASSIGN_OR_RETURN(TraceEvent e, eventFromRow(db, st, hasKind, kFixedKind[k]));
+        if (scan.stmt.step(&s)) {
+            PROFILER_ASSIGN_OR_RETURN(TraceEvent e, eventFromRow(*db_, scan.stmt, scan.has_kind, scan.fixed_kind));
             best = std::move(e);
         }
         PROFILER_RETURN_IF_ERROR(s);

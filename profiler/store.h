@@ -102,15 +102,31 @@ Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, unsigned tab
 // per track skip the empty ones (one indexed probe per table).
 Result<unsigned> eventTablesOf(sql::Db& db, std::int64_t runId);
 
+// The first and last start of the given tracks' events (iteration markers included), from the index; nullopt when
+// they have none.
+Result<std::optional<std::pair<std::int64_t, std::int64_t>>> startRange(sql::Db& db, std::int64_t runId,
+                                                                        const std::vector<int>& tracks, unsigned tables);
+
 // Ids of the names that contain `text` (ASCII letters in any case), from the StringIds table.
 Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::string& text);
 
-// The event of one track whose name id is among `names` and that starts first after `after` (forward) or last
-// before it (backward), within (lo, hi); iteration markers left out. The scan walks the (run_id, track, start)
-// index from `after` and stops at the first match (or at the bound), so a near match costs little.
-Result<std::optional<TraceEvent>> findOnTrack(sql::Db& db, std::int64_t runId, int track, unsigned tables,
-                                              const std::vector<std::int64_t>& names, std::int64_t after, bool forward,
-                                              std::int64_t bound);
+// Searches one track for the event whose name id is among `names` and that starts first after `after` (forward) or
+// last before it (backward), before `bound` (after it, backward); iteration markers left out. Each search walks
+// the (run_id, track, start) index from `after` and stops at the first match or at the bound, so a near match
+// costs little; the statements are prepared once for any number of searches.
+class TrackSearch {
+public:
+    static Result<TrackSearch> prepare(sql::Db& db, std::int64_t runId, int track, unsigned tables,
+                                       const std::vector<std::int64_t>& names, bool forward);
+    Result<std::optional<TraceEvent>> find(std::int64_t after, std::int64_t bound);
+
+private:
+    TrackSearch(sql::Db* db, std::int64_t runId, int track) : db_(db), run_id_(runId), track_(track) {}
+    sql::Db* db_;
+    std::int64_t run_id_;
+    int track_;
+    std::vector<TrackScan> scans_;
+};
 
 // Everything of a run but its events (runId 0 = the latest run).
 Result<StoredRun> readRunHeader(sql::Db& db, std::int64_t runId);

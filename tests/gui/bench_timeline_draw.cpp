@@ -23,6 +23,7 @@
 //   bench_timeline_draw --open large|whole PROJECT EVENTS   (the child: prints one line of figures)
 //   bench_timeline_draw --analyze stored|whole PROJECT      (the analysis child)
 //   bench_timeline_draw --write PROJECT EVENTS               (writes the benchmark's project and exits)
+//   bench_timeline_draw --queries PROJECT EVENTS ROUNDS      (analysis and find figures on such a project)
 #include "app/gui/models/large_run.h"
 #include "app/gui/models/range_stats_model.h"
 #include "app/gui/models/timeline_model.h"
@@ -570,6 +571,12 @@ int main(int argc, char** argv)
         return openChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]), std::atoll(argv[4]));
     if (argc == 4 && std::strcmp(argv[1], "--write") == 0)  // a project to look at in the workbench or the CLI
         return writeProject(QString::fromLocal8Bit(argv[2]), std::atoll(argv[3])) ? 0 : 1;
+    if (argc == 5 && std::strcmp(argv[1], "--queries") == 0) {  // analysis and find on a project written before
+        const QString path = QString::fromLocal8Bit(argv[2]);
+        const std::int64_t n = std::atoll(argv[3]);
+        const int rounds = std::atoi(argv[4]);
+        return analysisFigures(path, n, rounds) && findFigures(path, rounds) ? 0 : 1;
+    }
     if (argc == 4 && std::strcmp(argv[1], "--analyze") == 0)
         return analyzeChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;

@@ -360,6 +360,19 @@ Figures runChild(const QString& how, const QString& path, std::int64_t generated
     return f;
 }
 
+// The first start and last end of a large run's events, from its outline.
+std::pair<std::int64_t, std::int64_t> spanOf(const gui::LargeRun& run)
+{
+    std::int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const auto& x : run.outline.extents) {
+        if (x.events == 0)
+            continue;
+        first = std::min(first, x.first_start);
+        last = std::max(last, x.last_end);
+    }
+    return {first, last};
+}
+
 }  // namespace
 
 // The middle tenth of a project's run as a range table, counted in the store and, as the baseline, from its events
@@ -372,13 +385,7 @@ bool rangeTable(const QString& path, int rounds)
         std::fprintf(stderr, "range: %s\n", qPrintable(error));
         return false;
     }
-    std::int64_t first = INT64_MAX, last = INT64_MIN;
-    for (const auto& x : run->outline.extents) {
-        if (x.events == 0)
-            continue;
-        first = std::min(first, x.first_start);
-        last = std::max(last, x.last_end);
-    }
+    const auto [first, last] = spanOf(*run);
     const std::int64_t t0 = first + (last - first) * 45 / 100, t1 = first + (last - first) * 55 / 100;
     std::vector<double> storedMs, baseMs;
     std::vector<gui::RangeStat> stored;
@@ -520,13 +527,7 @@ bool findFigures(const QString& path, int rounds)
     auto db = profiler::sql::Db::open(path.toStdString(), profiler::sql::Db::Mode::ReadOnly);
     if (!run || !db.ok())
         return false;
-    std::int64_t first = INT64_MAX, last = INT64_MIN;
-    for (const auto& x : run->outline.extents) {
-        if (x.events == 0)
-            continue;
-        first = std::min(first, x.first_start);
-        last = std::max(last, x.last_end);
-    }
+    const auto [first, last] = spanOf(*run);
     const std::int64_t mid = first + (last - first) / 2;
     struct Case {
         const char* what;

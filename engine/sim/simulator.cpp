@@ -16,8 +16,8 @@ namespace {
 constexpr std::int64_t kMaxStepsPerTensor = 1 << 20;
 
 // Iterations simulated before the ones asked for where collectives take CPU from compute (see CpuTakenByComm):
-// each backward step's estimate halves its distance to the steady share per iteration.
-constexpr int kCpuLeadIn = 8;
+// each backward step's estimate halves its distance to the steady share per iteration (1/64 of it is left).
+constexpr int kCpuLeadIn = 6;
 
 struct GradientReady {
     Nanos time;

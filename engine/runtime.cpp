@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 namespace pacer::engine {
 namespace {
@@ -197,6 +198,21 @@ Status Runtime::waitAll() {
     return Status::success();
 }
 
+namespace {
+
+// The calling thread's CPU time so far, and what it spent since its previous call (its first call: nothing). Called at each iteration's start, so that an iteration's first collective counts from there.
+Nanos threadCpuSincePrevious() {
+    thread_local Nanos previous = -1;
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    const Nanos now = static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    const Nanos spent = previous < 0 ? 0 : now - previous;
+    previous = now;
+    return spent;
+}
+
+}  // namespace
+
 void Runtime::commLoop(int channel) {
     // On CPU ranks this thread stands in for a NIC: its wake-ups must not wait for a compute thread's slice.
     if (!options_.gpu) (void)requestShortSlice();
@@ -209,6 +225,7 @@ void Runtime::commLoop(int channel) {
             if (stop_ || !error_.ok()) return;
             inIteration_ = true;
         }
+        (void)threadCpuSincePrevious();  // what the thread did between iterations is not a collective's
         Status s = options_.mode == OrderMode::Plan ? runPlanIteration(gen, channel) : runDynamicIteration(gen);
         if (!s.ok()) {
             fail(std::move(s));
@@ -432,7 +449,7 @@ Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanSt
     // Wake waiters only when a whole tensor is done: waking them per segment costs a context switch each,
     // which on a busy 2-core machine is as long as the segment itself.
     if (tensorDone) reduced_.notify_all();
-    if (sink_) sink_->onComm(CommEvent{iteration, unit, start, end, channel});
+    if (sink_) sink_->onComm(CommEvent{iteration, unit, start, end, channel, threadCpuSincePrevious()});
     return Status::success();
 }
 

@@ -19,11 +19,19 @@ namespace {
 // readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
 // runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
 // flight after warm-up; everything else runs one. A pace that tuned itself ran the order and channels it chose.
+// On busy CPU ranks each collective's CPU came out of compute, as the run's metrics say.
 void describeEngine(const profiler::RunSummary& run, const nlohmann::json& experiment,
                     const std::optional<engine::Schedule>& tuned, engine::ObservedRun& observed) {
     observed.readiness_rides_on_units = false;
     observed.channels = 1;
-    if (run.backend != "cpu" || !experiment.is_object()) return;
+    if (run.backend != "cpu") return;
+    // What each collective took from compute, where the worker measured it (engine::commTakesFromCompute).
+    const auto metric = [&](const char* key) {
+        const auto it = run.metrics.find(key);
+        return it != run.metrics.end() && it->second >= 0 ? it->second : 0.0;
+    };
+    observed.comm_cpu = {metric("comm_cpu_alpha_ns"), metric("comm_cpu_ns_per_byte")};
+    if (!experiment.is_object()) return;
     if (tuned) {
         observed.readiness_rides_on_units = engine::readinessRidesOnUnits(tuned->plan_order, true);
         observed.channels = tuned->plan_order ? std::clamp(tuned->channels, 1, 16) : 1;

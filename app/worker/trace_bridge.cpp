@@ -38,7 +38,20 @@ void TraceBridge::onComm(const engine::CommEvent& e) {
         tracer_.record(EventKind::AllReduce, track, name, e.start, e.end, e.iteration, tensors_[first.tensor].layer,
                        first.tensor, first.segment, static_cast<std::int64_t>(e.unit.bytes()), e.unit.priority);
     keep(engine::ObservedSpan::Comm, e.iteration, tensors_[first.tensor].layer, first.tensor, e.start, e.end,
-         first.segment, static_cast<std::int64_t>(e.unit.bytes()));
+         first.segment, static_cast<std::int64_t>(e.unit.bytes()), measureCpu_ ? e.cpu : -1);
+    if (measureCpu_ && e.iteration >= 1) {  // the first iteration pays for first touches
+        std::lock_guard lock(cpuMutex_);
+        auto& [sum, count] = cpuBySize_[static_cast<double>(e.unit.bytes())];
+        sum += static_cast<double>(e.cpu);
+        count += 1;
+    }
+}
+
+void TraceBridge::measureCommCpu(bool on) { measureCpu_ = on; }
+
+engine::CommCpu TraceBridge::commCpu() const {
+    std::lock_guard lock(cpuMutex_);
+    return engine::fitCommCpu(cpuBySize_);
 }
 
 void TraceBridge::forward(int layer, int iteration, std::int64_t start, std::int64_t end) {
@@ -74,10 +87,10 @@ void TraceBridge::iteration(int iteration, std::int64_t start, std::int64_t end)
 }
 
 void TraceBridge::keep(engine::ObservedSpan::Kind kind, int iteration, int layer, int tensor, std::int64_t start,
-                       std::int64_t end, int segment, std::int64_t bytes) {
+                       std::int64_t end, int segment, std::int64_t bytes, std::int64_t cpu) {
     if (!keeping_.load(std::memory_order_relaxed)) return;
     std::lock_guard lock(spansMutex_);
-    spans_.push_back({kind, rank_, iteration, layer, tensor, segment, bytes, start, end});
+    spans_.push_back({kind, rank_, iteration, layer, tensor, segment, bytes, start, end, cpu});
 }
 
 void TraceBridge::keepSpans(bool keep) {

@@ -10,8 +10,10 @@
 #include "profiler/cpu_tracer.h"
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pacer::worker {
@@ -28,6 +30,11 @@ public:
 
     void onComm(const engine::CommEvent& event) override;
 
+    // CPU ranks whose cores are all busy (engine::commTakesFromCompute): keep each collective's CPU time with its
+    // span and fit what a collective takes from compute over the run (commCpu). Call before a runtime starts.
+    void measureCommCpu(bool on);
+    engine::CommCpu commCpu() const;  // the fit over the steady iterations so far; zero when not measured
+
     void forward(int layer, int iteration, std::int64_t start, std::int64_t end);
     void backward(int layer, int iteration, std::int64_t start, std::int64_t end);
     void update(int tensor, int iteration, std::int64_t start, std::int64_t end);
@@ -40,7 +47,7 @@ public:
 private:
     profiler::CpuTracer& tracer_;
     void keep(engine::ObservedSpan::Kind kind, int iteration, int layer, int tensor, std::int64_t start,
-              std::int64_t end, int segment = -1, std::int64_t bytes = 0);
+              std::int64_t end, int segment = -1, std::int64_t bytes = 0, std::int64_t cpu = -1);
 
     const bool enabled_;  // false: nothing reaches the tracer (the warm-up spans are still kept)
     const int rank_;
@@ -56,6 +63,9 @@ private:
     std::mutex spansMutex_;  // the comm thread reports units, the training thread the rest
     std::atomic<bool> keeping_{false};  // read without the lock on every span after warm-up
     std::vector<engine::ObservedSpan> spans_;
+    bool measureCpu_ = false;
+    mutable std::mutex cpuMutex_;  // several channels' threads report at once
+    std::map<double, std::pair<double, double>> cpuBySize_;  // bytes -> (CPU ns, collectives), iterations >= 1
 };
 
 }  // namespace pacer::worker

@@ -36,6 +36,7 @@
 #include <fstream>
 #include <memory>
 #include <numeric>
+#include <thread>
 
 namespace pacer::worker {
 namespace {
@@ -230,6 +231,10 @@ private:
 
         bridge_ = std::make_unique<TraceBridge>(tracer_, tensors_, layerNames_, o_.rank, e.trace);
         bridge_->keepSpans(s_.switchAfterWarmup);
+        // Every rank of a run the launcher starts shares this host (a cluster launch with one rank per node and
+        // cores to spare would be judged busier than it is, and its compute charged for collectives' CPU).
+        bridge_->measureCommCpu(engine::commTakesFromCompute(s_.device == kernels::Device::Cpu, o_.worldSize,
+                                                             e.threadsPerRank, std::thread::hardware_concurrency()));
         chooseCollectives(e);
         engine::Schedule warmup;  // dynamic order, one channel, the settings as given
         warmup.policy = s_.policy;
@@ -478,6 +483,10 @@ private:
         check(writer_->setMetric("param_hash_hi", static_cast<double>(hash >> 32)));
         check(writer_->setMetric("param_hash_lo", static_cast<double>(hash & 0xffffffffu)));
         check(writer_->setMetric("dropped_events", static_cast<double>(tracer_.dropped())));
+        if (const engine::CommCpu cpu = bridge_->commCpu(); cpu.any()) {  // replay reads it (replay_session.cpp)
+            check(writer_->setMetric("comm_cpu_alpha_ns", cpu.alpha_ns));
+            check(writer_->setMetric("comm_cpu_ns_per_byte", cpu.ns_per_byte));
+        }
         check(flushTraces(true));
         check(writer_->close());
         progress_.done(iterMs, lastLoss_, hashText);

@@ -5,7 +5,7 @@
 namespace pacer::engine {
 namespace {
 
-constexpr int kSpanWords = 9;
+constexpr int kSpanWords = 10;
 
 // Reads words in order; any read past the end marks the message malformed.
 struct Reader {
@@ -101,7 +101,7 @@ std::vector<std::int64_t> encodeSpans(const std::vector<ObservedSpan>& spans) {
     w.push_back(static_cast<std::int64_t>(spans.size()));
     for (const ObservedSpan& s : spans)
         w.insert(w.end(), {static_cast<std::int64_t>(s.kind), s.rank, s.iteration, s.layer, s.tensor, s.segment,
-                           s.bytes, s.start, s.end});
+                           s.bytes, s.start, s.end, s.cpu});
     return w;
 }
 
@@ -122,6 +122,7 @@ Result<std::vector<ObservedSpan>> decodeSpans(const std::vector<std::int64_t>& w
         s.bytes = r.take();
         s.start = r.take();
         s.end = r.take();
+        s.cpu = r.take();
         spans.push_back(s);
     }
     if (r.bad || r.i != words.size()) return Status::error("malformed warm-up spans");

@@ -67,6 +67,66 @@ struct Counted {
     }
 };
 
+// What each rank's collectives took from its compute (Workload::comm_cpu): a collective's CPU work begins when the
+// last rank has joined it (before that its thread sleeps in a barrier) and is spread evenly up to its end on this
+// rank. Ranks share the cores alike, so a rank's compute is charged with its own collectives' CPU.
+class CpuTakenFromCompute {
+public:
+    CpuTakenFromCompute(const ObservedRun& run, const CommCpu& model) {
+        if (!model.any()) return;
+        std::map<std::tuple<int, int, int, std::int64_t>, Nanos> lastJoin;
+        for (const ObservedSpan& s : run.spans)
+            if (s.kind == ObservedSpan::Comm) {
+                Nanos& join = lastJoin[{s.iteration, s.tensor, s.segment, s.bytes}];
+                join = std::max(join, s.start);
+            }
+        for (const ObservedSpan& s : run.spans) {
+            if (s.kind != ObservedSpan::Comm) continue;
+            const Nanos from = std::max(s.start, lastJoin[{s.iteration, s.tensor, s.segment, s.bytes}]);
+            if (s.end <= from) continue;
+            const double cpu = model.at(static_cast<std::size_t>(std::max<std::int64_t>(0, s.bytes)));
+            Rank& r = ranks_[s.rank];
+            r.uses.push_back({from, s.end, std::min(1.0, cpu / static_cast<double>(s.end - from))});
+            r.longest = std::max(r.longest, s.end - from);
+        }
+        for (auto& [rank, r] : ranks_)
+            std::sort(r.uses.begin(), r.uses.end(), [](const Use& a, const Use& b) { return a.start < b.start; });
+    }
+
+    // CPU rank `rank`'s collectives took within [a, b).
+    double during(int rank, Nanos a, Nanos b) const {
+        auto it = ranks_.find(rank);
+        if (it == ranks_.end() || b <= a) return 0;
+        const Rank& r = it->second;
+        auto i = std::lower_bound(r.uses.begin(), r.uses.end(), a - r.longest,
+                                  [](const Use& u, Nanos t) { return u.start < t; });
+        double sum = 0;
+        for (; i != r.uses.end() && i->start < b; ++i) {
+            const Nanos s = std::max(a, i->start), e = std::min(b, i->end);
+            if (e > s) sum += i->density * static_cast<double>(e - s);
+        }
+        return std::min(sum, static_cast<double>(b - a));  // channels in flight together take one core at most
+    }
+
+    // A traced compute span's own time: its length less what collectives took meanwhile. Kept at a tenth of its
+    // length at least: a fitted line that claims more than that of a span is wrong for this span, not the span.
+    double computeIn(int rank, Nanos a, Nanos b) const {
+        const double length = static_cast<double>(b - a);
+        return std::max(0.1 * length, length - during(rank, a, b));
+    }
+
+private:
+    struct Use {
+        Nanos start, end;
+        double density;  // CPU ns per ns of the span, at most 1
+    };
+    struct Rank {
+        std::vector<Use> uses;  // by start
+        Nanos longest = 0;
+    };
+    std::map<int, Rank> ranks_;
+};
+
 // The compute stream's time between traced spans: the loss, the next batch, hooks, and above all the moments the
 // compute thread is descheduled between two layers (on a loaded CPU machine: milliseconds per iteration). It is
 // part of the iteration, so it is charged to a neighbouring span: to the span it precedes, so that a layer's
@@ -79,7 +139,7 @@ struct UntracedTime {
     std::map<std::pair<int, int>, double> tail;  // (rank, iteration of the backward) -> gap after it
 };
 
-UntracedTime untracedComputeTime(const ObservedRun& run) {
+UntracedTime untracedComputeTime(const ObservedRun& run, const CpuTakenFromCompute& taken) {
     UntracedTime u;
     u.extra.assign(run.spans.size(), 0.0);
     std::map<int, std::vector<std::size_t>> byRank;
@@ -98,7 +158,10 @@ UntracedTime untracedComputeTime(const ObservedRun& run) {
         Nanos lastEnd = 0;
         for (std::size_t k = 0; k < ids.size(); ++k) {
             const ObservedSpan& s = run.spans[ids[k]];
-            const double gap = k == 0 ? 0.0 : static_cast<double>(s.start - lastEnd);
+            // What the collectives took meanwhile was not compute (the compute thread had lost its core to them).
+            const double gap = k == 0 ? 0.0
+                                      : std::max(0.0, static_cast<double>(s.start - lastEnd) -
+                                                          taken.during(rank, lastEnd, s.start));
             const bool afterBackward = previous != SIZE_MAX && run.spans[previous].kind == ObservedSpan::Backward &&
                                        s.kind != ObservedSpan::Backward;
             if (gap > 0) {
@@ -324,7 +387,9 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
             numLayers = std::max(numLayers, s.layer + 1);
 
-    const UntracedTime untraced = untracedComputeTime(run);
+    const CommCpu commCpu = fitCommCpu(run);
+    const CpuTakenFromCompute taken(run, commCpu);
+    const UntracedTime untraced = untracedComputeTime(run, taken);
     const std::vector<double>& extra = untraced.extra;
     const Counted counts{warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward), only};
     // (kind, iteration, layer, rank) -> summed duration: a layer may be traced as several spans (kernels).
@@ -340,7 +405,7 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
         any = true;
         if (!counts(s.iteration)) continue;
         perRankIteration[{s.kind, s.iteration, s.layer, s.rank}] +=
-            static_cast<double>(s.end - s.start) + extra[&s - run.spans.data()];
+            taken.computeIn(s.rank, s.start, s.end) + extra[&s - run.spans.data()];
     }
     if (!any) return Status::error("observed run has no forward or backward spans to extract layer times from");
 
@@ -420,7 +485,7 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
         else if (s.layer >= 0 && s.layer < numLayers)
             elements = static_cast<double>(layerElements[s.layer]);
         auto& [ns, el] = updates[{s.rank, s.iteration}];
-        ns += static_cast<double>(s.end - s.start) + extra[&s - run.spans.data()];
+        ns += taken.computeIn(s.rank, s.start, s.end) + extra[&s - run.spans.data()];
         el += elements;
     }
     std::vector<double> rates;
@@ -441,9 +506,29 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
     }
     w.readiness_rides_on_units = run.readiness_rides_on_units;
     w.channels = run.channels;
+    w.comm_cpu = commCpu;
 
     if (Status s = validateWorkload(w); !s.ok()) return Status::error("extracted workload: " + s.message());
     return w;
+}
+
+CommCpu fitCommCpu(const ObservedRun& run) {
+    const std::vector<int> every;
+    const Counted counts{warmupIteration(run, ObservedSpan::Comm, ObservedSpan::Comm), every};
+    SizeMeans bySize;  // bytes -> (sum of CPU ns, count)
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Comm && s.cpu >= 0 && s.bytes > 0 && counts(s.iteration)) {
+            auto& [sum, count] = bySize[static_cast<double>(s.bytes)];
+            sum += static_cast<double>(s.cpu);
+            count += 1;
+        }
+    return bySize.empty() ? run.comm_cpu : fitCommCpu(bySize);
+}
+
+CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize) {
+    if (cpuBySize.empty()) return {};
+    const CostModel line = fitWeighted(cpuBySize);  // the same line as the collectives' times
+    return CommCpu{std::max(0.0, line.alpha_ns), std::max(0.0, line.ns_per_byte)};
 }
 
 Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& only) {
@@ -614,6 +699,7 @@ ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const 
     run.policy = policy;
     run.readiness_rides_on_units = workload.readiness_rides_on_units;
     run.channels = workload.channels;
+    run.comm_cpu = workload.comm_cpu;  // the simulated compute includes what the collectives took
     for (const LayerTimes& l : workload.layers) run.layerNames.push_back(l.name);
     for (int rank = 0; rank < workload.ranks; ++rank) {
         for (const SimEvent& e : sim.events) {

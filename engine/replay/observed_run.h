@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/sim/simulator.h"
@@ -29,6 +31,9 @@ struct ObservedSpan {
     std::int64_t bytes = 0;  // Comm: the unit's bytes (a fused unit: all of them)
     Nanos start = 0;
     Nanos end = 0;
+    // Comm: the CPU time the collective's thread spent on it and on the decisions since its previous one
+    // (engine/runtime.cpp), where it comes out of compute (Workload::comm_cpu); -1 when not measured.
+    Nanos cpu = -1;
 };
 
 struct ObservedRun {
@@ -42,9 +47,18 @@ struct ObservedRun {
     // CPU ranks in dynamic order; a caller that knows the run used plan mode or GPU memory sets it false.
     bool readiness_rides_on_units = true;
     int channels = 1;  // units the runtime kept in flight at once (plan mode's channels)
+    // What a collective took from compute, for a run whose spans do not carry `cpu` (a stored run keeps the fit in
+    // its metrics). Spans that carry it win.
+    CommCpu comm_cpu;
 };
 
-// Per-layer times: per iteration the slowest rank's time (a collective waits for the slowest rank), then the mean
+// The CPU a collective takes from compute, fitted (least squares in its bytes) over the counted iterations' Comm
+// spans that carry `cpu`; the run's own `comm_cpu` when none do.
+CommCpu fitCommCpu(const ObservedRun& run);
+// The same fit from per-size sums: bytes -> (sum of CPU ns, collectives), as a worker accumulates them.
+CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize);
+
+// Per-layer times, net of what the run's collectives took from compute (fitCommCpu): per iteration the slowest rank's time (a collective waits for the slowest rank), then the mean
 // over the steady iterations (the first is left out when there are several: it pays for allocation and warm
 // caches). Means, not medians: the measured iteration time is a mean, and on a loaded machine the occasional
 // descheduled layer is part of it. The optimizer's cost per element is the mean of the update spans.

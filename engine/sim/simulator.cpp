@@ -3,6 +3,7 @@
 #include "engine/unit_ledger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -13,6 +14,10 @@ namespace {
 // A policy bug must end the simulation with an error, not a hang: no sane schedule needs this many decisions
 // per tensor in one iteration (a 1 GiB tensor at 4 KiB segments is 65,536 units).
 constexpr std::int64_t kMaxStepsPerTensor = 1 << 20;
+
+// Iterations simulated before the ones asked for where collectives take CPU from compute (see CpuTakenByComm):
+// each backward step's estimate halves its distance to the steady share per iteration (1/64 of it is left).
+constexpr int kCpuLeadIn = 6;
 
 struct GradientReady {
     Nanos time;
@@ -66,6 +71,92 @@ double busy(const std::vector<std::pair<Nanos, Nanos>>& a, Nanos lo, Nanos hi) {
     return sum;
 }
 
+// CPU ranks with every core busy (Workload::comm_cpu): the collectives' CPU comes out of the compute stream. Each
+// unit's CPU is spread evenly over its span (its density: CPU per ns, at most 1), and compute progresses at what the
+// units running beside it leave of the core.
+//
+// A forward or an update runs after the units that overlap it were issued, so what they take is known. An
+// iteration's backward steps and tail overlap that iteration's own units, which are issued only after its compute
+// is laid out: for those, each step keeps the share of its time the own units took in the iterations before
+// (steady state; averaged with the previous estimate so that it settles instead of swinging).
+class CpuTakenByComm {
+public:
+    CpuTakenByComm(const CommCpu& model, int steps) : model_(model), share_(steps, 0.0), spans_(steps) {}
+    bool active() const { return model_.any(); }
+    std::size_t size() const { return units_.size(); }
+
+    void unitIssued(Nanos start, Nanos end, std::size_t bytes) {
+        if (!active() || end <= start) return;
+        units_.push_back({start, end, std::min(1.0, model_.at(bytes) / static_cast<double>(end - start))});
+    }
+
+    // How long a step of `base` ns starting at `t` lasts beside the units issued so far and, for a backward step
+    // or the tail (`step` >= 0), this iteration's own units as estimated. Compute progresses at 1 minus the units'
+    // summed density (nothing while they take the whole core), so the end is found by a sweep over their edges.
+    Nanos stretch(Nanos t, Nanos base, int step = -1) {
+        if (!active() || base <= 0) {
+            if (step >= 0) spans_[step] = {t, t + std::max<Nanos>(0, base)};
+            return base;
+        }
+        while (live_ < units_.size() && units_[live_].end <= t) ++live_;  // units start in order; ends almost
+        edges_.clear();
+        for (std::size_t i = live_; i < units_.size(); ++i)
+            if (units_[i].end > t) {
+                edges_.push_back({std::max(units_[i].start, t), units_[i].density});
+                edges_.push_back({units_[i].end, -units_[i].density});
+            }
+        std::sort(edges_.begin(), edges_.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
+        double left = static_cast<double>(base), density = step >= 0 ? share_[step] : 0.0;
+        double now = static_cast<double>(t);
+        for (const Edge& e : edges_) {
+            const double span = static_cast<double>(e.at) - now;
+            const double rate = std::max(0.0, 1.0 - density);
+            if (span > 0 && rate * span >= left) break;  // the step ends before this edge
+            if (span > 0) {
+                left -= rate * span;
+                now = static_cast<double>(e.at);
+            }
+            density += e.delta;
+        }
+        const Nanos d = static_cast<Nanos>(std::llround(now + left / std::max(1e-9, 1.0 - density))) - t;
+        if (step >= 0) spans_[step] = {t, t + d};
+        return d;
+    }
+
+    // After an iteration's units (from `first` on) were issued: what they took of each backward step and the tail.
+    void ownUnitsIssued(std::size_t first) {
+        if (!active()) return;
+        for (std::size_t step = 0; step < spans_.size(); ++step) {
+            const auto [a, b] = spans_[step];
+            if (b <= a) continue;
+            double taken = 0;
+            for (std::size_t i = first; i < units_.size() && units_[i].start < b; ++i) {
+                const Nanos s = std::max(a, units_[i].start), e = std::min(b, units_[i].end);
+                if (e > s) taken += units_[i].density * static_cast<double>(e - s);
+            }
+            const double measured = std::min(kMaxShare, taken / static_cast<double>(b - a));
+            share_[step] = 0.5 * (share_[step] + measured);
+        }
+    }
+
+private:
+    static constexpr double kMaxShare = 0.95;  // compute always gets somewhere
+    struct Use {
+        Nanos start, end;
+        double density;  // CPU ns per ns of the span, at most 1
+    };
+    struct Edge {
+        Nanos at;
+        double delta;  // a unit's density, added at its start and taken away at its end
+    };
+    CommCpu model_;
+    std::vector<Use> units_;                      // in issue order, which is start order
+    std::vector<double> share_;                   // per backward step (by layer) and the tail (last)
+    std::vector<std::pair<Nanos, Nanos>> spans_;  // those steps in the current iteration
+    std::size_t live_ = 0;                        // units before it ended before the latest step began
+    std::vector<Edge> edges_;                     // scratch for stretch()
+};
+
 }  // namespace
 
 Status validateWorkload(const Workload& w) {
@@ -75,6 +166,8 @@ Status validateWorkload(const Workload& w) {
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
     if (w.resume_ns < 0 || w.dispatch_ns < 0) return Status::error("negative wake-up latency");
     if (w.tail_ns < 0) return Status::error("negative compute between iterations");
+    if (!(w.comm_cpu.alpha_ns >= 0) || !(w.comm_cpu.ns_per_byte >= 0))
+        return Status::error("negative or undefined CPU cost of a collective");
     if (w.channels < 1 || w.channels > 16)
         return Status::error("workload channels must be 1..16, got " + std::to_string(w.channels));
     for (std::size_t i = 0; i < w.tensors.size(); ++i) {
@@ -155,9 +248,12 @@ double lowerBoundMs(const Workload& w, const CostModel& cost) {
 Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& cost, const SimOptions& options) {
     if (Status s = validateWorkload(w); !s.ok()) return s;
     if (options.iterations < 1) return Status::error("simulation needs at least 1 iteration");
-    const int iterations = options.iterations;
-    const int warmup = options.warmup >= 0 ? std::min(options.warmup, iterations - 1)
-                                           : (iterations > 1 ? std::max(1, iterations / 2) : 0);
+    // Where collectives take CPU from compute, each backward step learns what its iteration's own units take from
+    // the iterations before it (CpuTakenByComm): a few more iterations run first, and are left out of the result.
+    const int leadIn = w.comm_cpu.any() ? kCpuLeadIn : 0;
+    const int iterations = options.iterations + leadIn;
+    const int warmup = leadIn + (options.warmup >= 0 ? std::min(options.warmup, options.iterations - 1)
+                                                     : (options.iterations > 1 ? std::max(1, options.iterations / 2) : 0));
 
     const int numLayers = static_cast<int>(w.layers.size());
     const int numTensors = static_cast<int>(w.tensors.size());
@@ -204,6 +300,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     Nanos linkFree = 0;     // the link's clock: when every unit issued so far has ended
     Nanos allReduced = 0;   // when the last reduction of the previous iteration finished
     std::size_t lastIterationFirstUnit = 0;
+    CpuTakenByComm taken(w.comm_cpu, numLayers + 1);  // what collectives take from compute (Workload::comm_cpu)
 
     for (int k = 0; k < iterations; ++k) {
         // ---- forward (with the previous iteration's updates in front of the layers they feed) ----
@@ -216,8 +313,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             result.iteration_starts.push_back(t);
             for (int l = 0; l < numLayers; ++l)
                 if (index.update[l] > 0) {
-                    emitCompute(SimEvent::Update, k - 1, l, t, t + index.update[l]);
-                    t += index.update[l];
+                    const Nanos d = taken.stretch(t, index.update[l]);
+                    emitCompute(SimEvent::Update, k - 1, l, t, t + d);
+                    t += d;
                 }
         }
         for (int l = 0; l < numLayers; ++l) {
@@ -228,24 +326,29 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 }
                 if (l == 0) result.iteration_starts.push_back(t);
                 if (index.update[l] > 0) {
-                    emitCompute(SimEvent::Update, k - 1, l, t, t + index.update[l]);
-                    t += index.update[l];
+                    const Nanos d = taken.stretch(t, index.update[l]);
+                    emitCompute(SimEvent::Update, k - 1, l, t, t + d);
+                    t += d;
                 }
             } else if (k == 0 && l == 0) {
                 result.iteration_starts.push_back(t);
             }
-            emitCompute(SimEvent::Forward, k, l, t, t + w.layers[l].forward);
-            t += w.layers[l].forward;
+            const Nanos d = taken.stretch(t, w.layers[l].forward);
+            emitCompute(SimEvent::Forward, k, l, t, t + d);
+            t += d;
         }
         // ---- backward: layer l's gradients are ready when its backward ends, in reverse parameter order ----
         ready.clear();
         for (int l = numLayers - 1; l >= 0; --l) {
-            emitCompute(SimEvent::Backward, k, l, t, t + w.layers[l].backward);
-            t += w.layers[l].backward;
+            const Nanos d = taken.stretch(t, w.layers[l].backward, l);
+            emitCompute(SimEvent::Backward, k, l, t, t + d);
+            t += d;
             for (int i = index.first[l + 1] - 1; i >= index.first[l]; --i) ready.push_back({t, index.ids[i]});
         }
-        if (w.tail_ns > 0) computeBusy.emplace_back(t, t + w.tail_ns);  // untraced: no event, but busy
-        computeFree = t + w.tail_ns;
+        const Nanos tail = taken.stretch(t, w.tail_ns, numLayers);
+        if (tail > 0) computeBusy.emplace_back(t, t + tail);  // untraced: no event, but busy
+        computeFree = t + tail;
+        const std::size_t firstOwnUnit = taken.size();
 
         // ---- communication: the policy picks units whenever the link is idle ----
         // Every forward of iteration k waited for the reductions of iteration k-1 and every gradient of k comes
@@ -356,6 +459,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 }
             }
             markLinkBusy(now, end);
+            taken.unitIssued(now, end, unit->bytes());
             linkFree = std::max(linkFree, end);
             SimEvent e;
             e.kind = SimEvent::Comm;
@@ -378,6 +482,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                  " with tensor '" + w.tensors[i].name + "' not fully reduced");
         now = std::max(now, linkFree);
         allReduced = now;
+        taken.ownUnitsIssued(firstOwnUnit);
     }
 
     // Where iteration `iterations` would begin: the same rule as every other start.
@@ -406,6 +511,13 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     f.exposed_comm_ms = toMs(commNs - hiddenNs) / periods;
     f.idle_ms = std::max(0.0, f.iter_ms - f.compute_ms - f.exposed_comm_ms);
     f.lower_bound_ms = lowerBoundMs(w, cost);
+    if (leadIn > 0) {
+        // The lead-in iterations go, and so do the updates they left for the first iteration kept (as a first
+        // iteration has none).
+        std::erase_if(result.events, [&](const SimEvent& e) { return e.iteration < leadIn; });
+        for (SimEvent& e : result.events) e.iteration -= leadIn;
+        result.iteration_starts.erase(result.iteration_starts.begin(), result.iteration_starts.begin() + leadIn);
+    }
     return result;
 }
 

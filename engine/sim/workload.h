@@ -19,6 +19,25 @@ struct LayerTimes {
     Nanos backward = 0;  // backward runs layers in reverse order; a layer's gradients are ready when it ends
 };
 
+// CPU ranks whose cores the compute threads keep busy: the CPU time a collective's thread spends (copies, adds,
+// barrier spins, agreement rounds, wake-ups) comes out of the compute stream, since the communication threads run
+// at a higher priority (app/worker/training_run.cpp lowers compute). Measured per collective with the thread's
+// CPU clock (engine/runtime.cpp) and fitted as a line in the collective's bytes. Zero where compute loses nothing
+// to communication: GPUs, profiles, hosts with cores to spare.
+struct CommCpu {
+    double alpha_ns = 0;      // per collective
+    double ns_per_byte = 0;
+    bool any() const { return alpha_ns > 0 || ns_per_byte > 0; }
+    double at(std::size_t bytes) const { return alpha_ns + ns_per_byte * static_cast<double>(bytes); }
+};
+
+// Whether a CPU rank's collectives take their CPU from compute: when the compute threads of the ranks on one host,
+// with one busy communication thread per rank, outnumber its cores.
+inline bool commTakesFromCompute(bool cpuRanks, int ranksOnHost, int computeThreadsPerRank, unsigned cores) {
+    return cpuRanks && cores > 0 &&
+           static_cast<long long>(ranksOnHost) * (computeThreadsPerRank + 1) > static_cast<long long>(cores);
+}
+
 struct Workload {
     std::vector<TensorInfo> tensors;  // forward order; tensors[i].id == i
     std::vector<LayerTimes> layers;   // forward order; tensors[].layer indexes this
@@ -42,6 +61,10 @@ struct Workload {
     // k mod channels; the channels share one link, so a unit's bytes follow those issued before it, while the
     // fixed part of its cost (CostModel::at minus its bytes' share) overlaps with the others.
     int channels = 1;
+    // What each collective takes from the compute stream (CPU ranks with every core busy; see CommCpu). The
+    // simulator lengthens a compute step by the CPU of the collectives that run during it; extraction removes
+    // what the source run's collectives took, so the layer times are the compute alone.
+    CommCpu comm_cpu;
     std::string name;  // the model's name (zoo profile) or the run it was extracted from; informational
 
     // The optimizer step for `elements` elements, on the compute stream.

@@ -99,24 +99,33 @@ private slots:
     }
 
     // The workload and costs extracted under one policy predict another policy's run: fifo <-> pace.
+    // With `cpu`, every collective also takes 60 us plus 0.2 ns a byte of CPU from compute (busy CPU ranks): the
+    // source run's compute is stretched by its own schedule's collectives, which extraction must take out and the
+    // replay put back for the other schedule's (pace in 256 KiB segments: many more collectives than ddp's buckets).
     void predictsAcrossPolicies_data() {
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");
-        QTest::newRow("fifo->pace") << "fifo"
-                                    << "pace";
-        QTest::newRow("pace->fifo") << "pace"
-                                    << "fifo";
-        QTest::newRow("ddp->bytescheduler") << "ddp"
-                                            << "bytescheduler";
+        QTest::addColumn<bool>("cpu");
+        for (bool cpu : {false, true}) {
+            const char* tag = cpu ? " (collectives take CPU)" : "";
+            QTest::addRow("fifo->pace%s", tag) << "fifo" << "pace" << cpu;
+            QTest::addRow("pace->fifo%s", tag) << "pace" << "fifo" << cpu;
+            QTest::addRow("ddp->bytescheduler%s", tag) << "ddp" << "bytescheduler" << cpu;
+        }
+        QTest::addRow("ddp->pace (collectives take CPU)") << "ddp" << "pace" << true;
+        QTest::addRow("pace->ddp (collectives take CPU)") << "pace" << "ddp" << true;
     }
     void predictsAcrossPolicies() {
         QFETCH(QString, from);
         QFETCH(QString, to);
-        const Workload truth = zooModel("resnet50");
+        QFETCH(bool, cpu);
+        Workload truth = zooModel("resnet50");
+        if (cpu) truth.comm_cpu = {60'000, 0.2};
         const CostModel cost{35'000, 0.45, {}};
         PolicyConfig a, b;
         a.name = from.toStdString();
         b.name = to.toStdString();
+        a.segment_bytes = b.segment_bytes = 256 * 1024;
         Result<ReplayResult> runA = replay(truth, cost, a, WhatIf{});
         Result<ReplayResult> runB = replay(truth, cost, b, WhatIf{});
         QVERIFY(runA.ok() && runB.ok());
@@ -446,6 +455,58 @@ private slots:
         QCOMPARE(w.value().layers[1].backward, Nanos{200});
         QCOMPARE(w.value().layers[0].backward, Nanos{220});
         QCOMPARE(w.value().tail_ns, Nanos{30});
+    }
+
+    // On busy CPU ranks a collective's CPU came out of compute: layer 0's backward (4000 ns traced) ran while a
+    // collective took 1000 ns of CPU from it, and the 2000 ns gap before layer 1's forward was a collective's
+    // alone (all of it CPU). Extraction keeps the compute: 3000 and no gap. The collective's work begins when the
+    // last rank joins (rank 1 at 1000; rank 0's span from 500 was a wait in a barrier). Without CPU figures
+    // (comm_cpu zero) the same run extracts as before.
+    void extractionLeavesOutWhatCollectivesTook_data() {
+        QTest::addColumn<bool>("measured");
+        QTest::newRow("cpu measured") << true;
+        QTest::newRow("not measured") << false;
+    }
+    void extractionLeavesOutWhatCollectivesTook() {
+        QFETCH(bool, measured);
+        ObservedRun run = twoTensorRun();
+        for (int rank = 0; rank < 2; ++rank)
+            for (int it = 0; it < 3; ++it) {
+                const Nanos t = it * 100'000;
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 0, t, t + 100));
+                // a 2000 ns gap, taken entirely by a collective of 2000 ns CPU
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 1, t + 2100, t + 2200));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 1, t + 2200, t + 2300));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 0, t + 2300, t + 6300));
+                ObservedSpan gapComm = comm(rank, it, 0, 8000, t + 100, 2000);
+                gapComm.cpu = measured ? 2000 : -1;
+                run.spans.push_back(gapComm);
+                // joined by rank 0 at 2800 and by rank 1 at 3300 (the last join): busy 3300..5300 on both
+                ObservedSpan bwdComm = comm(rank, it, 1, 4000, t + (rank == 0 ? 2800 : 3300), rank == 0 ? 2500 : 2000);
+                bwdComm.cpu = measured ? 1000 : -1;
+                run.spans.push_back(bwdComm);
+            }
+        if (measured) {
+            // Two sizes, so the fitted line is the CPU per collective exactly: 0.25 ns per byte.
+            const CommCpu fit = fitCommCpu(run);
+            QCOMPARE(fit.at(8000), 2000.0);
+            QCOMPARE(fit.at(4000), 1000.0);
+        }
+        Result<Workload> w = extractWorkload(run);
+        QVERIFY2(w.ok(), w.status().message().c_str());
+        QCOMPARE(w.value().layers[0].backward, measured ? Nanos{3000} : Nanos{4000});
+        QCOMPARE(w.value().layers[1].forward, measured ? Nanos{100} : Nanos{2100});
+        QCOMPARE(w.value().comm_cpu.any(), measured);
+    }
+
+    // A stored run keeps the fit in its metrics (ObservedRun::comm_cpu); spans that carry CPU times win over it.
+    void storedCommCpuStandsInForSpans() {
+        ObservedRun run = twoTensorRun();
+        run.comm_cpu = {500, 0.5};
+        run.spans.push_back(comm(0, 1, 0, 1000, 0, 2000));
+        QCOMPARE(fitCommCpu(run).at(1000), 1000.0);
+        run.spans.back().cpu = 700;
+        QCOMPARE(fitCommCpu(run).at(1000), 700.0);
     }
 
     // A gap before a wait in the middle of forward (layer 1 waits for its reduction) still goes to the span before

@@ -205,7 +205,7 @@ private slots:
     }
 
     void spansRoundTrip() {
-        std::vector<ObservedSpan> spans{{ObservedSpan::Comm, 1, 3, 2, 5, 1, 4096, 1000, 2000},
+        std::vector<ObservedSpan> spans{{ObservedSpan::Comm, 1, 3, 2, 5, 1, 4096, 1000, 2000, 730},
                                         {ObservedSpan::Iteration, 0, 4, -1, -1, -1, 0, 5, 9}};
         auto back = decodeSpans(encodeSpans(spans));
         QVERIFY(back.ok());
@@ -213,6 +213,8 @@ private slots:
         QCOMPARE(back.value()[0].kind, ObservedSpan::Comm);
         QCOMPARE(back.value()[0].bytes, std::int64_t{4096});
         QCOMPARE(back.value()[1].end, Nanos{9});
+        QCOMPARE(back.value()[0].cpu, Nanos{730});  // the collective's CPU reaches the tuner (Workload::comm_cpu)
+        QCOMPARE(back.value()[1].cpu, Nanos{-1});
         std::vector<std::int64_t> words = encodeSpans(spans);
         words[1] = 99;  // no such kind
         QVERIFY(!decodeSpans(words).ok());

@@ -149,6 +149,52 @@ private slots:
         QVERIFY(qAbs(f.compute_ms + f.exposed_comm_ms + f.idle_ms - f.iter_ms) < 1e-12);
     }
 
+    // Busy CPU ranks: each collective's CPU comes out of compute. The hand-computed case on a link twice as fast
+    // (50 + 0.05 ns per byte: 250 ns a unit) with 125 ns of CPU per collective (half its span): l1.w runs while
+    // layer 0's backward computes, which takes 200 + 0.5 x 250 = 325 ns instead of 200. From the first steady
+    // iteration on: forward 200, backward 200 + 325, then l0.w (250): a period of 975 ns against 900 without,
+    // and 725 ns of compute against 600. The first iteration knows no units of its own yet (backward 200).
+    void collectivesTakeTheirCpuFromCompute_data() {
+        QTest::addColumn<double>("cpuNs");
+        QTest::addColumn<Nanos>("period");
+        QTest::addColumn<Nanos>("compute");
+        QTest::newRow("cores to spare") << 0.0 << Nanos{900} << Nanos{600};
+        QTest::newRow("busy cores") << 125.0 << Nanos{975} << Nanos{725};
+    }
+    void collectivesTakeTheirCpuFromCompute() {
+        QFETCH(double, cpuNs);
+        QFETCH(Nanos, period);
+        QFETCH(Nanos, compute);
+        Workload w = twoLayers();
+        w.comm_cpu.alpha_ns = cpuNs;
+        Result<SimResult> r = simulateWith(w, PolicyConfig{}, CostModel{50, 0.05, {}}, SimOptions{5, 2});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        const std::vector<Nanos>& starts = r.value().iteration_starts;
+        for (std::size_t k = 2; k < starts.size(); ++k) QCOMPARE(starts[k] - starts[k - 1], period);
+        QVERIFY(qAbs(r.value().figures.compute_ms - static_cast<double>(compute) / 1e6) < 1e-12);
+        QVERIFY(r.value().figures.lower_bound_ms <= r.value().figures.iter_ms);
+    }
+
+    // What makes fewer collectives win on a CPU rank: the same bytes in many small segments pay the fixed CPU of
+    // each one. Where compute hides the communication (1 ms of backward a layer, at most 1 MB of gradients), 10 us
+    // of CPU per collective costs pace in 64 KiB segments more than fifo's whole tensors.
+    void manyCollectivesTakeMoreFromCompute() {
+        Workload w = syntheticModel(8, 20'000, 500'000, 1'000'000);
+        const CostModel cost{20'000, 0.05, {}};
+        PolicyConfig pace = paceSegments();
+        pace.segment_bytes = 64 * 1024;
+        auto iterMs = [&](const PolicyConfig& config, double cpuNs) {
+            Workload v = w;
+            v.comm_cpu.alpha_ns = cpuNs;
+            Result<SimResult> r = simulateWith(v, config, cost, SimOptions{8, 3});
+            return r.ok() ? r.value().figures.iter_ms : -1.0;
+        };
+        const double fifoLoss = iterMs(PolicyConfig{}, 10'000) - iterMs(PolicyConfig{}, 0);
+        const double paceLoss = iterMs(pace, 10'000) - iterMs(pace, 0);
+        QVERIFY2(fifoLoss >= 0 && paceLoss > fifoLoss,
+                 qPrintable(QString("fifo loses %1 ms, pace in segments %2 ms").arg(fifoLoss).arg(paceLoss)));
+    }
+
     // In dynamic CPU order a unit chosen by a stand-alone agreement round carries that round: the hand-computed
     // case with a 100 ns round has l1.w ready at 400 and chosen by the iteration's first round (400-950); l0.w,
     // ready at 600, after l1.w started, was not in the readiness that rode on l1.w, so a round of its own finds it

@@ -70,6 +70,11 @@ public:
         const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
         return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
     }
+    // A BLOB column's bytes, valid until the next step (empty for NULL).
+    std::string_view blob(int col) const {
+        const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
+        return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))) : std::string_view();
+    }
 
 private:
     Db* db_;

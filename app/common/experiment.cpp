@@ -94,9 +94,6 @@ bool validate(const Experiment& e, std::string* error) {
     if (auto a = engine::parseAlgorithm(e.algorithm); !a.ok()) return fail("'algorithm': " + a.message());
     if (e.algorithm == "torus" && engine::parseTopology(e.topology, e.ranks)->kind != engine::Topology::Kind::Torus)
         return fail("'algorithm' torus needs a torus 'topology', not " + e.topology);
-    if (e.algorithm != "native" && e.transport == "shm")
-        return fail("'algorithm' " + e.algorithm + " runs on Gloo's point-to-point layer; 'transport' shm has none "
-                    "(leave 'transport' at auto or gloo)");
     if (e.algorithm != "native" && e.backend != "cpu")
         return fail("'algorithm' " + e.algorithm + " needs the cpu backend (the NCCL point-to-point layer is built "
                     "but has not run on a GPU yet; on GPUs NCCL runs its own ring and tree)");

@@ -25,8 +25,7 @@ profiler::Result<std::int64_t> importTraces(const std::string& format, const std
     if (std::filesystem::exists(projectPath))
         if (auto st = profiler::checkProject(projectPath); !st.ok()) return st;
     if (format == "chrome") return profiler::importChromeTrace(files, projectPath);
-    if (files.size() != 1) return profiler::errorStatus("--format nsys takes one SQLite export");
-    return profiler::importNsysSqlite(files.front(), projectPath);
+    return profiler::importNsysSqlite(files, projectPath);
 }
 
 }  // namespace pacer::app

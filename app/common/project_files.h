@@ -1,5 +1,5 @@
 // Project files as the CLI and the GUI make them: a new empty project, and a run imported from other tools'
-// traces (Chrome trace JSON from the PyTorch profiler / Kineto or Horovod, an Nsight Systems SQLite export). One
+// traces (Chrome trace JSON from the PyTorch profiler / Kineto or Horovod, Nsight Systems SQLite exports). One
 // code path for `pacer-cli import` and the GUI's File ▸ Import, so both refuse the same inputs with the same words.
 #pragma once
 

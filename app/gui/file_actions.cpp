@@ -64,7 +64,8 @@ FileActions::FileActions(MainWindow* window, QMenu* file, QAction* openAction) :
         const QStringList files = QFileDialog::getOpenFileNames(
             m_window, tr("Import Trace into %1").arg(QFileInfo(m_window->projectPath()).fileName()),
             QFileInfo(m_window->projectPath()).absolutePath(),
-            tr("Chrome / Kineto trace JSON, one file per rank (*.json);;Nsight Systems SQLite export (*.sqlite *.db)"),
+            tr("Chrome / Kineto trace JSON, one file per rank (*.json);;Nsight Systems SQLite export, one or one per "
+               "rank (*.sqlite *.db)"),
             &filter);
         if (!files.isEmpty())
             importTraces(filter.startsWith(QLatin1String("Nsight")) ? QStringLiteral("nsys") : QStringLiteral("chrome"),

@@ -202,9 +202,6 @@ private:
         auto kind = engine::parseCpuTransport(e.transport);
         if (!kind.ok()) throw UsageError(kind.message());
         t.cpu_transport = kind.value();
-        // Pacer's own algorithms run on Gloo's point-to-point layer; shared memory has none.
-        if (e.algorithm != "native" && t.cpu_transport == engine::CpuTransport::Auto)
-            t.cpu_transport = engine::CpuTransport::Gloo;
         auto transport = s_.device == kernels::Device::Cuda ? makeGpuTransport(t) : engine::makeCpuTransport(t);
         if (!transport.ok()) throw RunError(transport.status().message());
         transport_ = std::move(transport).value();

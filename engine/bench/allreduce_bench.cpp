@@ -164,6 +164,8 @@ Status validate(const AllreduceBenchOptions& o) {
         return Status::error("unknown algorithm '" + o.algorithm + "' (known: " + names + ")");
     }
     if (o.channels < 1 || o.channels > 16) return Status::error("channels must be 1..16, got " + std::to_string(o.channels));
+    if (o.transport != "gloo" && o.transport != "shm")
+        return Status::error("transport must be gloo or shm, got '" + o.transport + "'");
     if (o.channels > 1 && o.algorithm != "plan") return Status::error("more than one channel needs the plan algorithm");
     auto topology = benchTopology(o);
     if (!topology.ok()) return topology.status();
@@ -197,7 +199,7 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
             to.link_gbps = o.link_gbps;
             to.link_latency_us = o.link_latency_us;
             to.channels = o.channels;
-            auto transport = makeGlooTransport(to);
+            auto transport = o.transport == "shm" ? makeSharedMemoryTransport(to) : makeGlooTransport(to);
             if (!transport.ok()) {
                 results[r] = transport.status();
                 return;

@@ -1,6 +1,7 @@
 // The all-reduce benchmark: the engine's segmented all-reduce (plan, dynamic) or one of the collective algorithms of
-// engine/collectives (ring, recursive-doubling, halving-doubling, torus, auto) against one monolithic
-// gloo::allreduce of the same bytes, measured in the same run, ranks as threads over Gloo TCP loopback.
+// engine/collectives (ring, recursive-doubling, halving-doubling, torus, auto) against the transport's own all-reduce
+// of the same bytes (one monolithic gloo::allreduce over Gloo), measured in the same run, ranks as threads over Gloo
+// TCP loopback or shared memory.
 //
 // Reported as nccl-tests does: time per all-reduce, algorithm bandwidth (bytes / time), bus bandwidth
 // (algbw × 2(n−1)/n, comparable across rank counts) and a count of wrong elements from a separate check
@@ -30,6 +31,7 @@ struct AllreduceBenchOptions {
     int warmup = 3;
     double link_gbps = 0;                     // optional link emulation (both sides measured under it)
     double link_latency_us = 0;
+    std::string transport = "gloo";           // gloo or shm: what carries both sides
     std::string rendezvous_dir;               // empty: a fresh temporary directory
 };
 
@@ -39,7 +41,7 @@ struct AllreduceBenchRow {
     double algbw = 0;          // GB/s
     double busbw = 0;          // GB/s
     std::size_t wrong = 0;     // elements differing from the exact sum, engine path and baseline together
-    double gloo_time_us = 0;   // one gloo::allreduce of the whole buffer, the same way
+    double gloo_time_us = 0;   // the transport's own all-reduce of the whole buffer (gloo::allreduce), the same way
     double gloo_busbw = 0;     // GB/s
     std::string ran;           // the algorithm that ran (what auto chose; plan/dynamic as given)
 };

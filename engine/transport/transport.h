@@ -40,6 +40,10 @@ struct TransportOptions {
     // and handshakes; with two or more in flight, one's fixed cost hides behind another's transfer.
     int channels = 1;
     CpuTransport cpu_transport = CpuTransport::Auto;  // makeCpuTransport's choice
+    // Shared memory's point-to-point layer: receivers read senders' memory directly where every rank can (threads of
+    // one process; process_vm_readv between processes), one copy per byte. false: always through the segment's
+    // outbox slots (a copy in and one out), as where a rank cannot; tests run both.
+    bool shm_direct_reads = true;
 };
 
 // Part of a fused unit: `count` floats at `data` in the transport's memory space.

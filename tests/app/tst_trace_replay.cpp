@@ -27,16 +27,27 @@ namespace {
 
 const QString kDdpNccl = QStringLiteral("traces/ddp_nccl_rank0.json");
 
-// An Nsight Systems export built from its SQL text in samples/traces (the samples stay reviewable as text).
-QString exportFromSql(const QTemporaryDir& dir, const QString& sqlSample) {
+// An Nsight Systems export built from its SQL text in samples/traces (the samples stay reviewable as text), with
+// `edit` (SQL) applied, as `name` (default: the sample's).
+QString exportFromSql(const QTemporaryDir& dir, const QString& sqlSample, const QString& edit = {},
+                      const QString& name = {}) {
     QFile sql(samplePath(sqlSample));
     if (!sql.open(QIODevice::ReadOnly)) return {};
-    const QString out = dir.filePath(QFileInfo(sqlSample).completeBaseName() + ".sqlite");
+    const QString out = dir.filePath((name.isEmpty() ? QFileInfo(sqlSample).completeBaseName() : name) + ".sqlite");
     sqlite3* db = nullptr;
     const bool ok = sqlite3_open(out.toUtf8().constData(), &db) == SQLITE_OK &&
-                    sqlite3_exec(db, sql.readAll().constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
+                    sqlite3_exec(db, sql.readAll().constData(), nullptr, nullptr, nullptr) == SQLITE_OK &&
+                    sqlite3_exec(db, edit.toUtf8().constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
     return ok ? out : QString();
+}
+
+// One rank's export of the hand-written two-rank job: process `pid`'s rows only (4343 is rank 0, 4242 rank 1).
+QString onlyProcess(int pid) {
+    const QString other = QString(" & 16777215 != %1;").arg(pid);
+    return "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE (globalPid >> 24)" + other +
+           "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE (globalTid >> 24)" + other +
+           "DELETE FROM NVTX_EVENTS WHERE (globalTid >> 24)" + other;
 }
 
 // The bucket sizes the trace's record_param_comms ops give ("In msg nelems" x 4 bytes of Float), launch order.
@@ -156,6 +167,41 @@ private slots:
         if (extra.contains("--ranks")) return;
         QVERIFY2(std::abs(predicted - measured) <= 0.10 * measured,
                  qPrintable(QString("predicted %1 ms, measured %2 ms").arg(predicted).arg(measured)));
+    }
+
+    // Two ranks' exports (one nsys session each, cut from the hand-written job) import as one run that replays,
+    // analyses and diffs like a single export; a rank given twice is refused in one line, exit 2, nothing written.
+    void mergesPerRankNsysExports() {
+        const QString rank0 = exportFromSql(dir_, "traces/nsys_ddp_2rank.sql", onlyProcess(4343), "rank0");
+        const QString rank1 = exportFromSql(dir_, "traces/nsys_ddp_2rank.sql", onlyProcess(4242), "rank1");
+        QVERIFY(!rank0.isEmpty() && !rank1.isEmpty());
+        const QString refused = dir_.filePath("nsys-twice.pacer");
+        const ProcessResult twice = runCli(
+            {"import", "--format", "nsys", rank0,
+             exportFromSql(dir_, "traces/nsys_ddp_2rank.sql", onlyProcess(4343), "rank0-again"), "--out", refused});
+        QCOMPARE(twice.exitCode, 2);
+        QCOMPARE(twice.errLines().size(), 1);
+        QVERIFY2(twice.errLines().front().contains("a second export of rank 0"), twice.err.constData());
+        QVERIFY(!QFile::exists(refused));
+
+        const QString project = dir_.filePath("nsys-merged.pacer");
+        const ProcessResult imported = runCli({"import", "--format", "nsys", rank1, rank0, "--out", project});
+        QVERIFY2(imported.exitCode == 0, imported.err.constData());
+        const ProcessResult replay = runCli({"replay", "--project", project, "--policy", "ddp", "--json"});
+        QVERIFY2(replay.exitCode == 0, replay.err.constData());
+        const double measured = replay.json()["measured_iter_ms"].toDouble(),
+                     predicted = replay.json()["predicted_iter_ms"].toDouble();
+        QCOMPARE(measured, 10.0);
+        QVERIFY2(std::abs(predicted - measured) <= 0.10 * measured,
+                 qPrintable(QString("predicted %1 ms, measured %2 ms").arg(predicted).arg(measured)));
+        const ProcessResult analyze = runCli({"analyze", "--project", project, "--json"});
+        QVERIFY2(analyze.exitCode == 0, analyze.err.constData());
+        QCOMPARE(analyze.json()["ranks"].toArray().size(), 2);
+        // Rank 1's first bucket's kernel starts 0.1 ms later than rank 0's (the hand-timed job): the straggler.
+        QCOMPARE(analyze.json()["straggler_rank"].toInt(), 1);
+        const ProcessResult diff = runCli({"diff", "--project", project, "1", "ddp", "--json"});
+        QVERIFY2(diff.exitCode == 0, diff.err.constData());
+        QVERIFY(!diff.json()["rows"].toArray().isEmpty());
     }
 
     // What a prediction rests on is printed: the fitted cost of each message size the trace has (its buckets),

@@ -1,9 +1,11 @@
 // bench_collectives: the collective algorithms of engine/collectives, three ways.
 //   1. Bus bandwidth per algorithm against one gloo::allreduce of the same bytes in the same run, 2 and 4 ranks as
 //      threads over TCP loopback, 4 KiB to 256 MiB (goal: auto >= 0.95 of Gloo at every size >= 1 MiB).
+//      --transport shm: the algorithms on the shared-memory point-to-point layer against its own all-reduce.
 //   2. Link emulation at 1 Gb/s per port, 4 ranks: a 2×2 torus (4 ports per node, the torus algorithm) against a
 //      single-port ring (the ring algorithm), 64 MiB, interleaved rounds, medians; the measured speed-up against the
-//      one the α-β-γ formulas predict (goal: within 15%). γ is measured here, in the same run.
+//      one the α-β-γ formulas predict (goal: within 15%). γ is measured here, in the same run. Over shared memory by
+//      default, the transport that moves real bytes cheapest (--emulated-transport gloo: over TCP loopback).
 //   3. At scale, on a virtual clock: one rank's real schedule of ring and torus from 64 to 4,096 ranks (the
 //      algorithm run on a dry point-to-point layer) against the closed-form costs (goal: within 1%), and the
 //      replayed ResNet-50 iteration at 25 Gb/s per port under each.
@@ -44,14 +46,18 @@ double median(std::vector<double> v) {
 }
 
 // Part 1. Returns the number of wrong elements.
-std::size_t busBandwidth(bool quick, std::size_t maxBytes, double& autoWorst) {
+std::size_t busBandwidth(bool quick, std::size_t maxBytes, const std::string& transport, double& autoWorst) {
     std::size_t wrong = 0;
     autoWorst = 1e9;
+    const std::string native = transport == "shm" ? "shm" : "gloo";
     for (int ranks : quick ? std::vector<int>{2} : std::vector<int>{2, 4}) {
-        std::printf("\n# %d ranks (threads, Gloo TCP loopback): busbw GB/s per algorithm, and gloo::allreduce in the same run\n", ranks);
-        std::printf("%12s %-20s %10s %10s %8s %7s\n", "bytes", "algorithm(ran)", "busbw", "gloo_busbw", "ratio", "wrong");
+        std::printf("\n# %d ranks (threads, %s): busbw GB/s per algorithm, and the transport's own all-reduce in the same run\n",
+                    ranks, transport == "shm" ? "shared memory" : "Gloo TCP loopback");
+        std::printf("%12s %-20s %10s %10s %8s %7s\n", "bytes", "algorithm(ran)", "busbw", (native + "_busbw").c_str(),
+                    "ratio", "wrong");
         for (const char* algorithm : {"ring", "recursive-doubling", "halving-doubling", "torus", "auto"}) {
             AllreduceBenchOptions o;
+            o.transport = transport;
             o.ranks = ranks;
             o.algorithm = algorithm;
             o.min_bytes = 4 << 10;
@@ -110,7 +116,7 @@ double emulatedOnce(std::vector<std::unique_ptr<Transport>>& group, Algorithm al
     return *std::max_element(ms.begin(), ms.end());
 }
 
-bool emulatedTorusAgainstRing(bool quick, double gbps, std::size_t mib) {
+bool emulatedTorusAgainstRing(bool quick, double gbps, std::size_t mib, const std::string& transport) {
     const int ranks = 4;
     const std::size_t bytes = quick ? 4 << 20 : mib << 20;
     const int rounds = quick ? 2 : 5;
@@ -126,7 +132,7 @@ bool emulatedTorusAgainstRing(bool quick, double gbps, std::size_t mib) {
                 o.size = ranks;
                 o.rendezvous_dir = dir;
                 o.link_gbps = gbps;
-                auto t = makeGlooTransport(o);
+                auto t = transport == "gloo" ? makeGlooTransport(o) : makeSharedMemoryTransport(o);
                 if (t.ok()) group[r] = std::move(t.value());
             });
         for (auto& t : threads) t.join();
@@ -148,8 +154,8 @@ bool emulatedTorusAgainstRing(bool quick, double gbps, std::size_t mib) {
     const double ringModel = allreduceCostNs(Algorithm::Ring, ranks, ring, bytes, link) / 1e6;
     const double torusModel = allreduceCostNs(Algorithm::Torus, ranks, torus, bytes, link) / 1e6;
     const double measured = median(ringMs) / median(torusMs), predicted = ringModel / torusModel;
-    std::printf("\n# emulated %g Gb/s per port, %d ranks, %zu MiB, %d interleaved rounds (medians); γ = %.3f ns/B measured\n",
-                gbps, ranks, bytes >> 20, rounds, link.gamma_ns_per_byte);
+    std::printf("\n# emulated %g Gb/s per port over %s, %d ranks, %zu MiB, %d interleaved rounds (medians); γ = %.3f ns/B measured\n",
+                gbps, transport.c_str(), ranks, bytes >> 20, rounds, link.gamma_ns_per_byte);
     std::printf("%-28s %12s %12s\n", "", "measured ms", "model ms");
     std::printf("%-28s %12.1f %12.1f\n", "ring, single port", median(ringMs), ringModel);
     std::printf("%-28s %12.1f %12.1f\n", "torus 2x2, 4 ports", median(torusMs), torusModel);
@@ -218,6 +224,7 @@ int main(int argc, char** argv) {
     bool quick = false;
     long maxMiB = 256, emulatedMiB = 64;
     double emulatedGbps = 1;
+    std::string transport = "gloo", emulatedTransport = "shm";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto number = [&](double lo, double hi, double& out) {
@@ -237,22 +244,28 @@ int main(int argc, char** argv) {
             maxMiB = static_cast<long>(value);
         } else if (arg == "--emulated-gbps") {
             if (!number(0.001, 1000, emulatedGbps)) return 2;
+        } else if ((arg == "--transport" || arg == "--emulated-transport") && i + 1 < argc &&
+                   (std::string(argv[i + 1]) == "gloo" || std::string(argv[i + 1]) == "shm")) {
+            (arg == "--transport" ? transport : emulatedTransport) = argv[++i];
         } else if (arg == "--emulated-mib") {
             if (!number(1, 1024, value)) return 2;
             emulatedMiB = static_cast<long>(value);
         } else {
             std::fprintf(stderr,
                          "bench_collectives: error: unknown argument %s (--quick, --busbw-max-mib N, --emulated-gbps G, "
-                         "--emulated-mib M)\n",
+                         "--emulated-mib M, --transport gloo|shm, --emulated-transport gloo|shm)\n",
                          argv[i]);
             return 2;
         }
     }
     double autoWorst = 1e9;
     const std::size_t wrong =
-        maxMiB > 0 || quick ? busBandwidth(quick, static_cast<std::size_t>(maxMiB) << 20, autoWorst) : 0;
-    if (autoWorst < 1e9) std::printf("# auto's worst busbw ratio to Gloo at >= 1 MiB: %.3f (goal >= 0.95)\n", autoWorst);
-    const bool emulated = emulatedTorusAgainstRing(quick, emulatedGbps, static_cast<std::size_t>(emulatedMiB));
+        maxMiB > 0 || quick ? busBandwidth(quick, static_cast<std::size_t>(maxMiB) << 20, transport, autoWorst) : 0;
+    if (autoWorst < 1e9)
+        std::printf("# auto's worst busbw ratio to the %s all-reduce at >= 1 MiB: %.3f (goal >= 0.95)\n",
+                    transport.c_str(), autoWorst);
+    const bool emulated =
+        emulatedTorusAgainstRing(quick, emulatedGbps, static_cast<std::size_t>(emulatedMiB), emulatedTransport);
     const bool scale = atScale(quick);
     if (wrong > 0) std::fprintf(stderr, "bench_collectives: %zu wrong elements\n", wrong);
     if (!emulated) std::fprintf(stderr, "bench_collectives: the emulated comparison failed to run\n");

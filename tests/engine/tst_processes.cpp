@@ -1,6 +1,7 @@
 // Exact all-reduce results with ranks as real processes (each its own Gloo transport and FileStore rendezvous
 // over TCP loopback), for every policy, both order modes and 1 to 4 ranks: the thread tests' check, across
-// process boundaries as a cluster launcher would run it; and every collective algorithm on 5 to 8 rank processes.
+// process boundaries as a cluster launcher would run it; and every collective algorithm on rank processes, over Gloo
+// (5 to 8 ranks) and over shared memory (1 to 8; and 2, 5, 8 with every piece through the segment's slots).
 #include "engine/policy_config.h"
 
 #include <QDir>
@@ -9,6 +10,7 @@
 #include <QTest>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 class TestProcesses : public QObject {
@@ -46,29 +48,40 @@ private slots:
         });
     }
 
-    // Every algorithm on 5 to 8 rank processes (the doubling algorithms fold the ranks beyond a power of two, the
-    // ring and the torus cut blocks unevenly), at a size below one block per rank and one cut into several
-    // pipelined pieces per message, neither divisible by the rank count: every sum exact on every rank.
-    void algorithmsOnMoreRankProcesses_data() {
+    // Every algorithm on rank processes (the doubling algorithms fold the ranks beyond a power of two, the ring and
+    // the torus cut blocks unevenly), at a size below one block per rank and one cut into several pipelined pieces
+    // per message (over shared memory more pieces than a sender's outbox holds), neither divisible by the rank
+    // count: every sum exact on every rank. 1 to 4 Gloo ranks run through the training loop above.
+    void algorithmsOnRankProcesses_data() {
+        QTest::addColumn<QString>("transport");
         QTest::addColumn<int>("ranks");
         QTest::addColumn<QString>("algorithm");
         QTest::addColumn<QString>("topology");
-        for (int ranks : {5, 6, 7, 8})
+        for (const char* transport : {"gloo", "shm"})
+            for (int ranks = std::string(transport) == "gloo" ? 5 : 1; ranks <= 8; ++ranks)
+                for (const char* a : {"ring", "recursive-doubling", "halving-doubling", "torus"})
+                    QTest::addRow("%s/%d ranks/%s", transport, ranks, a) << QString(transport) << ranks << QString(a) << QString();
+        // Shared memory where ranks cannot read each other's memory: every piece through the outbox slots.
+        for (int ranks : {2, 5, 8})
             for (const char* a : {"ring", "recursive-doubling", "halving-doubling", "torus"})
-                QTest::addRow("%d ranks/%s", ranks, a) << ranks << QString(a) << QString();
-        QTest::newRow("6 ranks/torus 3x2") << 6 << "torus" << "torus:3x2";
-        QTest::newRow("8 ranks/torus 2x2x2") << 8 << "torus" << "torus:2x2x2";
-        QTest::newRow("7 ranks/auto") << 7 << "auto" << "";
+                QTest::addRow("shm-copy/%d ranks/%s", ranks, a) << QString("shm-copy") << ranks << QString(a) << QString();
+        for (const char* transport : {"gloo", "shm"}) {
+            QTest::addRow("%s/6 ranks/torus 3x2", transport) << QString(transport) << 6 << "torus" << "torus:3x2";
+            QTest::addRow("%s/8 ranks/torus 2x2x2", transport) << QString(transport) << 8 << "torus" << "torus:2x2x2";
+            QTest::addRow("%s/7 ranks/auto", transport) << QString(transport) << 7 << "auto" << "";
+        }
     }
-    void algorithmsOnMoreRankProcesses() {
+    void algorithmsOnRankProcesses() {
+        QFETCH(QString, transport);
         QFETCH(int, ranks);
         QFETCH(QString, algorithm);
         QFETCH(QString, topology);
-        const QString rendezvous = dir_.filePath(QString("coll-%1-%2-%3").arg(ranks).arg(algorithm, topology).replace(':', '_'));
+        const QString rendezvous =
+            dir_.filePath(QString("coll-%1-%2-%3-%4").arg(transport).arg(ranks).arg(algorithm, topology).replace(':', '_'));
         QVERIFY(QDir().mkpath(rendezvous));
         runRanks(PACER_COLLECTIVE_PROCESS, ranks, [&](int r) {
-            QStringList args{QString::number(r), QString::number(ranks), rendezvous, "gloo", "3,200003", "2", "1",
-                             "20000", algorithm};
+            QStringList args{QString::number(r), QString::number(ranks), rendezvous, transport,
+                             transport != "gloo" ? "3,200003,1000003" : "3,200003", "2", "1", "20000", algorithm};
             if (!topology.isEmpty()) args << topology;
             return args;
         });

@@ -1,8 +1,9 @@
 // The shared-memory transport: exact sums (integer-valued floats) across thread ranks and across rank processes,
 // sizes that do not divide by the rank count or the slot, several channels at once, broadcast, the emulated link,
-// the automatic choice, and faults: a killed or stopped peer process is named in bounded time, an abort on one
-// rank fails the others at once, a missing peer at rendezvous is named, a rendezvous namespace an earlier run used
-// is refused.
+// the automatic choice, and faults: a killed or stopped peer process is named in bounded time, by the transport's
+// own all-reduce and by every algorithm on its point-to-point layer, an abort on one rank fails the others at
+// once, a missing peer at rendezvous is named, a rendezvous namespace an earlier run used is refused. (The
+// algorithms' exact sums over shared memory are in tst_engine_collectives and tst_engine_processes.)
 #include "rank_group.h"
 
 #include <QDir>
@@ -49,10 +50,12 @@ std::vector<std::unique_ptr<QProcess>> startRanks(const char* program, int ranks
 
 std::vector<std::unique_ptr<QProcess>> startCollectiveProcesses(int ranks, const QString& dir, const QString& kind,
                                                                 qulonglong count, int iterations, int channels,
-                                                                int timeoutMs = 20000) {
+                                                                int timeoutMs = 20000,
+                                                                const QString& algorithm = "native") {
     return startRanks(PACER_COLLECTIVE_PROCESS, ranks, [&](int r) {
         return QStringList{QString::number(r), QString::number(ranks), dir, kind, QString::number(count),
-                           QString::number(iterations), QString::number(channels), QString::number(timeoutMs)};
+                           QString::number(iterations), QString::number(channels), QString::number(timeoutMs),
+                           algorithm};
     });
 }
 
@@ -164,6 +167,40 @@ private slots:
         QVERIFY(!(*group)[0]->allreduceOn(2, data[0].data(), 1).ok());  // no third channel
     }
 
+    void pointToPointPacesEachPort_data() {
+        QTest::addColumn<int>("secondPort");
+        QTest::addColumn<int>("atLeastMs");
+        // Two 1 MiB messages on a 0.1 Gb/s link per port: one port's queue carries both (>= 167 ms), two ports one
+        // each. Only the lower bounds are checked (the machine is shared); bench_collectives measures the rest.
+        QTest::newRow("one port") << 0 << 167;
+        QTest::newRow("two ports") << 1 << 83;
+    }
+    void pointToPointPacesEachPort() {
+        QFETCH(int, secondPort);
+        QFETCH(int, atLeastMs);
+        QTemporaryDir dir;
+        auto group = connectRanksWith(makeSharedMemoryTransport, 2, dir.path(), std::chrono::milliseconds(20000), 0.1);
+        QVERIFY2(group.ok(), group.message().c_str());
+        const std::size_t count = 1 << 18;
+        std::vector<float> a(count, 3.0f), b(count, 4.0f), into(2 * count, 0.0f);
+        const auto start = Clock::now();
+        const auto results = onEveryRank(2, [&](int r) {
+            PointToPoint* p2p = (*group)[r]->pointToPoint(0);
+            p2p->beginCollective();
+            if (r == 0) {
+                const P2POp sends[] = {{1, a.data(), count, 0, 0}, {1, b.data(), count, secondPort, 1}};
+                return p2p->exchange(0, sends, {});
+            }
+            const P2POp receives[] = {{0, into.data(), count, 0, 0}, {0, into.data() + count, count, secondPort, 1}};
+            return p2p->exchange(0, {}, receives);
+        });
+        const auto elapsed = Clock::now() - start;
+        for (const Status& st : results) QVERIFY2(st.ok(), st.message().c_str());
+        QVERIFY(elapsed >= std::chrono::milliseconds(atLeastMs));
+        QCOMPARE(into[count - 1], 3.0f);
+        QCOMPARE(into[2 * count - 1], 4.0f);
+    }
+
     void exactSumsAcrossProcesses_data() {
         QTest::addColumn<int>("ranks");
         QTest::addColumn<qulonglong>("count");
@@ -214,23 +251,30 @@ private slots:
     }
 
     void lostPeerProcessIsNamed_data() {
+        QTest::addColumn<QString>("algorithm");
         QTest::addColumn<int>("signal");
         QTest::addColumn<int>("timeoutMs");
         QTest::addColumn<QString>("expected");
-        // A killed peer is seen at once, far inside the 20 s timeout; a frozen one at the (3 s) timeout.
-        QTest::newRow("killed") << int(SIGKILL) << 20000 << "rank 2 exited";
-        QTest::newRow("stopped") << int(SIGSTOP) << 3000 << "rank 2 stopped responding";
+        // A killed peer is seen at once, far inside the 20 s timeout; a frozen one at the (3 s) timeout. The same
+        // for the transport's own all-reduce (native: barriers) and for every algorithm on its point-to-point layer
+        // (outboxes and doorbells).
+        for (const char* a : {"native", "ring", "recursive-doubling", "halving-doubling", "torus"})
+            QTest::addRow("%s/killed", a) << QString(a) << int(SIGKILL) << 20000 << "rank 2 exited";
+        QTest::newRow("native/stopped") << "native" << int(SIGSTOP) << 3000 << "rank 2 stopped responding";
+        QTest::newRow("ring/stopped") << "ring" << int(SIGSTOP) << 3000 << "rank 2 stopped responding";
     }
     void lostPeerProcessIsNamed() {
         SKIP_PROCESSES_UNDER_TSAN();
         // Three ranks reduce without end; rank 2 is killed (or frozen) mid-run. The survivors must name it
         // within a few seconds and exit 1.
+        QFETCH(QString, algorithm);
         QFETCH(int, signal);
         QFETCH(int, timeoutMs);
         QFETCH(QString, expected);
-        const QString dir = dir_.filePath(QString("lost-%1").arg(signal));
+        const QString dir = dir_.filePath(QString("lost-%1-%2").arg(algorithm).arg(signal));
         QVERIFY(QDir().mkpath(dir));
-        auto procs = startCollectiveProcesses(3, dir, "shm", 100000, 0, 2, timeoutMs);
+        auto procs = startCollectiveProcesses(3, dir, "shm", 100000, 0, algorithm == "native" ? 2 : 1, timeoutMs,
+                                              algorithm);
         for (auto& p : procs) QVERIFY2(p->waitForReadyRead(30000), "a rank never finished its first collective");
         const auto start = Clock::now();
         ::kill(static_cast<pid_t>(procs[2]->processId()), signal);

@@ -8,7 +8,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string path = pacer::fuzz::writeScratch("nsys.sqlite", pacer::fuzz::text(data, size));
     pacer::profiler::RunInfo info;
-    auto trace = pacer::profiler::parseNsysSqlite(path, &info);
+    auto trace = pacer::profiler::parseNsysSqlite({path}, &info);
     if (!trace.ok()) pacer::fuzz::checkErrorLine(trace.message(), path);
     pacer::fuzz::removeScratch("nsys.sqlite");
     return 0;

@@ -201,7 +201,7 @@ private slots:
         const std::string db = path("nsys_export.sqlite");
         QVERIFY(buildSqlite(kTraces + "nsys_export.sql", db));
         const std::string project = path("nsys.pacer");
-        auto id = importNsysSqlite(db, project);
+        auto id = importNsysSqlite({db}, project);
         QVERIFY2(id.ok(), id.message().c_str());
         auto run = readRun(project, *id);
         QCOMPARE(run->ranks, 1);
@@ -297,7 +297,7 @@ private slots:
             case 5: break;
         }
         const std::string project = path("never.pacer");
-        auto id = importNsysSqlite(file, project);
+        auto id = importNsysSqlite({file}, project);
         QVERIFY(!id.ok());
         QVERIFY2(QString::fromStdString(id.message()).contains(expected), id.message().c_str());
         QVERIFY(!QFile::exists(QString::fromStdString(project)));

@@ -426,4 +426,49 @@ Status deleteSchedule(const std::string& projectPath, std::int64_t scheduleId) {
     return okStatus();
 }
 
+Status saveComparePins(const std::string& projectPath, const ComparePins& pins) {
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Write));
+    sql::Transaction tx(*db);
+    PROFILER_RETURN_IF_ERROR(tx.begun());
+    PROFILER_RETURN_IF_ERROR(db->exec("DELETE FROM compare_pins"));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
+        "INSERT INTO compare_pins(position, kind, label, run_id, settings_json, baseline) VALUES(?,?,?,?,?,?)"));
+    for (std::size_t i = 0; i < pins.pins.size(); ++i) {
+        const ComparePin& p = pins.pins[i];
+        st.reset();
+        st.bind(1, static_cast<std::int64_t>(i)).bind(2, p.kind == ComparePin::Kind::Run ? "run" : "schedule");
+        st.bind(3, p.label);
+        if (p.run_id != 0) st.bind(4, p.run_id); else st.bindNull(4);
+        st.bind(5, p.settings_json).bind(6, static_cast<std::int64_t>(static_cast<int>(i) == pins.baseline));
+        PROFILER_RETURN_IF_ERROR(st.run());
+    }
+    return tx.commit();
+}
+
+Result<ComparePins> readComparePins(const std::string& projectPath) {
+    PROFILER_RETURN_IF_ERROR(checkProject(projectPath));
+    PROFILER_ASSIGN_OR_RETURN(auto db, openStore(projectPath, OpenFor::Read));
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db->prepare(
+        "SELECT position, kind, label, run_id, settings_json, baseline FROM compare_pins ORDER BY position"));
+    ComparePins out;
+    Status s;
+    while (st.step(&s)) {
+        ComparePin p;
+        const std::string kind = st.text(1);
+        if (kind == "run") p.kind = ComparePin::Kind::Run;
+        else if (kind == "schedule") p.kind = ComparePin::Kind::Schedule;
+        else
+            return errorStatus(projectPath + ": compare pin " + std::to_string(st.i64(0)) + " has an unknown kind '" +
+                               kind + "'");
+        p.label = st.text(2);
+        p.run_id = st.isNull(3) ? 0 : st.i64(3);
+        p.settings_json = st.text(4);
+        if (st.i64(5) != 0) out.baseline = static_cast<int>(out.pins.size());
+        out.pins.push_back(std::move(p));
+    }
+    PROFILER_RETURN_IF_ERROR(s);
+    return out;
+}
+
 }  // namespace pacer::profiler

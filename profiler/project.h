@@ -83,4 +83,22 @@ Result<std::int64_t> saveSchedule(const std::string& projectPath, const SavedSch
 Result<std::vector<SavedSchedule>> listSchedules(const std::string& projectPath);
 Status deleteSchedule(const std::string& projectPath, std::int64_t scheduleId);
 
+// What the compare view has pinned, in pin order (a schedule's settings as JSON, as a saved schedule keeps them),
+// and the row differences are taken against. Written whole in one transaction whenever they change, so the file
+// holds the old set or the new one, never a mix.
+struct ComparePin {
+    enum class Kind { Run, Schedule };
+    Kind kind = Kind::Run;
+    std::string label;
+    std::int64_t run_id = 0;  // the run it is, or replays on; 0: none named
+    std::string settings_json = "{}";
+};
+struct ComparePins {
+    std::vector<ComparePin> pins;
+    int baseline = 0;  // index into pins
+};
+Status saveComparePins(const std::string& projectPath, const ComparePins& pins);
+// An older project (none stored) gives an empty set; a row this build cannot read is an error naming it.
+Result<ComparePins> readComparePins(const std::string& projectPath);
+
 }  // namespace pacer::profiler

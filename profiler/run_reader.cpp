@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <queue>
 
 #include "profiler/project.h"
 #include "profiler/schema.h"
@@ -17,6 +18,59 @@ constexpr EventKind kOneKindPerTable[] = {EventKind::Forward, EventKind::Kernel,
                                           EventKind::Runtime, EventKind::Sync, EventKind::Marker};
 
 constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
+
+// A merge of per-(track, table) scans, each already in start order: a heap of the scans by their current row.
+class MergedScans : public SpanStream {
+public:
+    // trackOf: the track of each scan.
+    MergedScans(sql::Db* db, std::vector<store::TrackScan> scans, std::vector<int> trackOf)
+        : db_(db), scans_(std::move(scans)), track_of_(std::move(trackOf)) {
+        rows_.resize(scans_.size());
+        for (std::size_t i = 0; i < scans_.size(); ++i)
+            if (advance(i)) heap_.push({rows_[i].start, i});
+    }
+    bool next(SpanRow* row) override {
+        if (heap_.empty() || !status_.ok()) return false;
+        const std::size_t i = heap_.top().second;
+        heap_.pop();
+        *row = rows_[i];
+        if (advance(i)) heap_.push({rows_[i].start, i});
+        return status_.ok();
+    }
+    Status status() const override { return status_; }
+
+private:
+    // Reads scan i's next row into rows_[i]; false at its end or on an error.
+    bool advance(std::size_t i) {
+        store::TrackScan& scan = scans_[i];
+        Status s;
+        if (!scan.stmt.step(&s)) {
+            if (!s.ok() && status_.ok()) status_ = s;
+            return false;
+        }
+        SpanRow& r = rows_[i];
+        const int kind = scan.stmt.i32(0);
+        if (scan.has_kind && (kind < 0 || kind >= kEventKindCount)) {
+            status_ = errorStatus(db_->path() + ": event with unknown kind " + std::to_string(kind));
+            return false;
+        }
+        r.kind = scan.has_kind ? static_cast<EventKind>(kind) : scan.fixed_kind;
+        r.name = scan.stmt.isNull(1) ? -1 : scan.stmt.i64(1);
+        r.start = scan.stmt.i64(2);
+        r.end = scan.stmt.i64(3);
+        r.iteration = scan.stmt.i32(4);
+        r.track = track_of_[i];
+        return true;
+    }
+
+    using Head = std::pair<std::int64_t, std::size_t>;  // (start, scan)
+    sql::Db* db_;
+    std::vector<store::TrackScan> scans_;
+    std::vector<int> track_of_;
+    std::vector<SpanRow> rows_;
+    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heap_;
+    Status status_ = okStatus();
+};
 
 }  // namespace
 
@@ -175,6 +229,67 @@ Result<std::vector<RunReader::NameTotals>> RunReader::aggregate(const std::vecto
         return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
     });
     return out;
+}
+
+Result<std::unique_ptr<SpanStream>> RunReader::spans(const std::vector<int>& tracks) {
+    std::vector<store::TrackScan> scans;
+    std::vector<int> trackOf;
+    PROFILER_ASSIGN_OR_RETURN(const unsigned tables, store::eventTablesOf(*db_, runId_));
+    for (const int track : tracks) {
+        PROFILER_RETURN_IF_ERROR(store::appendTrackScans(*db_, runId_, track, tables, scans));
+        trackOf.resize(scans.size(), track);
+    }
+    return std::unique_ptr<SpanStream>(new MergedScans(db_.get(), std::move(scans), std::move(trackOf)));
+}
+
+Result<std::unordered_map<std::int64_t, std::string>> RunReader::names() {
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db_->prepare("SELECT id, value FROM StringIds"));
+    std::unordered_map<std::int64_t, std::string> out;
+    Status s;
+    while (st.step(&s)) out.emplace(st.i64(0), st.text(1));
+    PROFILER_RETURN_IF_ERROR(s);
+    return out;
+}
+
+Result<std::optional<TraceEvent>> RunReader::findByName(const std::vector<int>& tracks, const std::string& text,
+                                                        std::int64_t after, bool forward) {
+    PROFILER_ASSIGN_OR_RETURN(std::vector<std::int64_t> ids, store::nameIdsContaining(*db_, text));
+    if (ids.empty() || text.empty()) return std::optional<TraceEvent>{};
+    PROFILER_ASSIGN_OR_RETURN(const unsigned tables, store::eventTablesOf(*db_, runId_));
+    // The starts the search can meet: where the window below stops growing.
+    PROFILER_ASSIGN_OR_RETURN(auto range, store::startRange(*db_, runId_, tracks, tables));
+    if (!range) return std::optional<TraceEvent>{};
+    const auto [lo, hi] = *range;
+    std::vector<store::TrackSearch> searches;
+    for (const int track : tracks) {
+        PROFILER_ASSIGN_OR_RETURN(store::TrackSearch search, store::TrackSearch::prepare(*db_, runId_, track, tables, ids, forward));
+        searches.push_back(std::move(search));
+    }
+    // Windows growing 4x from the start: the nearest match lies in the first window where some track has one, so a
+    // name that is common somewhere costs a few short index walks per track (a track without it is not walked to
+    // its end), and a rare one no more than a walk over the run.
+    auto searchFrom = [&](std::int64_t edge) -> Result<std::optional<TraceEvent>> {
+        std::int64_t width = std::max<std::int64_t>(1, (hi - lo) / 4096);
+        while (forward ? edge < hi : edge > lo) {
+            const std::int64_t next = forward ? (hi - edge <= width ? hi : edge + width) : (edge - lo <= width ? lo : edge - width);
+            std::optional<TraceEvent> best;
+            for (store::TrackSearch& search : searches) {
+                // Starts in (edge, next] forward, [next, edge) backward; a match found bounds the other tracks.
+                const std::int64_t bound = best ? best->start : (forward ? next + 1 : next - 1);
+                PROFILER_ASSIGN_OR_RETURN(std::optional<TraceEvent> e, search.find(edge, bound));
+                if (e) best = std::move(e);
+            }
+            if (best) return best;
+            edge = next;
+            width = width > (std::numeric_limits<std::int64_t>::max() >> 3) ? width : width * 4;
+        }
+        return std::optional<TraceEvent>{};
+    };
+    // The nearest match after `after`, else (wrapping around) the first of the run (the last, backward).
+    PROFILER_ASSIGN_OR_RETURN(std::optional<TraceEvent> found,
+                              searchFrom(forward ? std::max(after, lo - 1) : std::min(after, hi + 1)));
+    if (found) return found;
+    return searchFrom(forward ? lo - 1 : hi + 1);
 }
 
 }  // namespace pacer::profiler

@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "profiler/sqlite_db.h"
@@ -49,6 +51,25 @@ struct SummaryCell {
 // Width in ns of a stored summary level's buckets.
 std::int64_t summaryLevelWidth(int level);
 
+// One event as an analysis streams it: no strings (the name is a StringIds id, -1 for none).
+struct SpanRow {
+    EventKind kind = EventKind::Forward;
+    std::int64_t name = -1;
+    int track = 0;
+    int iteration = -1;
+    std::int64_t start = 0;
+    std::int64_t end = 0;
+};
+
+// Events one at a time in start order.
+class SpanStream {
+public:
+    virtual ~SpanStream() = default;
+    // The next event; false at the end or on an error (status() says which).
+    virtual bool next(SpanRow* row) = 0;
+    virtual Status status() const = 0;
+};
+
 class RunReader {
 public:
     // Opens the project for reading (checked and migrated as every read is); runId 0 = the latest run.
@@ -75,6 +96,21 @@ public:
         std::int64_t total_ns = 0;
     };
     Result<std::vector<NameTotals>> aggregate(const std::vector<TrackExtent>& tracks, std::int64_t t0, std::int64_t t1);
+
+    // The events of the given tracks but the iteration markers, one at a time in start order: one scan of the
+    // (run_id, track, start) index per track and event table, merged. Nothing is held but one row per scan; the
+    // stream reads through this reader's connection and must not outlive it.
+    Result<std::unique_ptr<SpanStream>> spans(const std::vector<int>& tracks);
+
+    // The project's names by id (the StringIds table), for the ids a SpanRow carries.
+    Result<std::unordered_map<std::int64_t, std::string>> names();
+
+    // The event of the given tracks whose name contains `text` (ASCII letters in any case) that starts first after
+    // `after` (forward) or last before it (backward), iteration markers left out; past the last match it wraps
+    // around to the first (the last). Names are matched in the StringIds table first, so a name no event has costs
+    // one small query; then each track's index is walked from `after` until the nearest match found so far.
+    Result<std::optional<TraceEvent>> findByName(const std::vector<int>& tracks, const std::string& text, std::int64_t after,
+                                                 bool forward);
 
 private:
     RunReader(std::unique_ptr<sql::Db> db, std::int64_t runId) : db_(std::move(db)), runId_(runId) {}

@@ -75,6 +75,12 @@ constexpr const char* kMigrateV2toV3 = R"sql(
 CREATE INDEX PACER_EVENTS_iterations ON PACER_EVENTS(run_id, start) WHERE kind = 5;
 )sql";
 
+// Version 4: what the compare view has pinned, in pin order, and the row differences are taken against.
+constexpr const char* kMigrateV3toV4 = R"sql(
+CREATE TABLE compare_pins(position INTEGER PRIMARY KEY, kind TEXT NOT NULL, label TEXT NOT NULL, run_id INTEGER,
+    settings_json TEXT NOT NULL DEFAULT '{}', baseline INTEGER NOT NULL DEFAULT 0);
+)sql";
+
 static_assert(static_cast<int>(EventKind::Iteration) == 5, "kMigrateV2toV3's partial index names kind 5");
 
 #undef PACER_EVENT_COLS
@@ -133,6 +139,7 @@ Status migrate(sql::Db& db, int from) {
         PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV2toV3).withContext("migrating schema 2 to 3: "));
         PROFILER_RETURN_IF_ERROR(rebuildSummariesWithoutMarkers(db).withContext("migrating schema 2 to 3: "));
     }
+    if (from < 4) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV3toV4).withContext("migrating schema 3 to 4: "));
     PROFILER_RETURN_IF_ERROR(setVersion(db, kSchemaVersion));
     return tx.commit();
 }
@@ -146,6 +153,7 @@ Status createSchema(sql::Db& db, int version) {
     PROFILER_RETURN_IF_ERROR(db.exec(kSchemaV1));
     if (version >= 2) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV1toV2));
     if (version >= 3) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV2toV3));
+    if (version >= 4) PROFILER_RETURN_IF_ERROR(db.exec(kMigrateV3toV4));
     PROFILER_RETURN_IF_ERROR(db.exec("INSERT INTO PacerMeta(key, value) VALUES('application', 'pacer')"));
     PROFILER_RETURN_IF_ERROR(setVersion(db, version));
     return tx.commit();

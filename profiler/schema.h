@@ -2,7 +2,8 @@
 //
 // A project is one SQLite file. Table names follow Nsight Systems' export (StringIds, CUPTI_ACTIVITY_KIND_*,
 // NVTX_EVENTS, int64 ns start/end, names as string ids) with run_id/track columns added; Pacer's own tables hold
-// experiments, runs, ranks, tracks, tensors, segments, schedules, metrics and the per-track summary.
+// experiments, runs, ranks, tracks, tensors, segments, schedules, metrics, the per-track summary and the compare
+// view's pins.
 // A file is ours when PRAGMA application_id says so; PRAGMA user_version is the schema version. An older file is
 // migrated in one transaction; a newer or foreign one is refused before anything is written.
 #pragma once
@@ -16,7 +17,7 @@
 namespace pacer::profiler {
 
 inline constexpr int kPacerApplicationId = 0x50414345;  // "PACE"
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 enum class OpenFor {
     Read,            // must exist; migrated if older

@@ -313,6 +313,34 @@ Status aggregateEvents(sql::Db& db, std::int64_t runId, const EventQuery& query,
     return okStatus();
 }
 
+namespace {
+
+const char* kEventColumns =
+    ", s.value, e.track, e.start, e.end, e.correlationId, e.iteration, e.layer, e.tensor, e.segment, e.bytes, e.priority";
+
+// A row selected as kind (or 0), then kEventColumns.
+Result<TraceEvent> eventFromRow(sql::Db& db, const sql::Stmt& st, bool hasKind, EventKind fixedKind) {
+    TraceEvent e;
+    const int kind = st.i32(0);
+    if (hasKind && (kind < 0 || kind >= kEventKindCount))
+        return errorStatus(db.path() + ": event with unknown kind " + std::to_string(kind));
+    e.kind = hasKind ? static_cast<EventKind>(kind) : fixedKind;
+    e.name = st.text(1);
+    e.track = st.i32(2);
+    e.start = st.i64(3);
+    e.end = st.i64(4);
+    e.correlation = st.i64(5);
+    e.iteration = st.i32(6);
+    e.layer = st.i32(7);
+    e.tensor = st.i32(8);
+    e.segment = st.i32(9);
+    e.bytes = st.i64(10);
+    e.priority = st.i32(11);
+    return e;
+}
+
+}  // namespace
+
 Status readEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::vector<TraceEvent>& out) {
     for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
         const KindTable& kt = *kAllTables[k];
@@ -322,36 +350,126 @@ Status readEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std:
         std::string where = " WHERE e.run_id=?1";
         if (query.track >= 0) where += " AND e.track=?2 AND e.start>=?3 AND e.start<?4";
         if (query.iterations_only) where += " AND e.kind=5";
-        const std::string q = std::string("SELECT ") + (hasKind ? "e.kind" : "0") +
-                              ", s.value, e.track, e.start, e.end, e.correlationId, e.iteration, e.layer, e.tensor,"
-                              " e.segment, e.bytes, e.priority FROM " + kt.table + " e LEFT JOIN StringIds s ON s.id = e." +
-                              kt.nameColumn + where;
+        const std::string q = std::string("SELECT ") + (hasKind ? "e.kind" : "0") + kEventColumns + " FROM " + kt.table +
+                              " e LEFT JOIN StringIds s ON s.id = e." + kt.nameColumn + where;
         PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
         st.bind(1, runId);
         if (query.track >= 0) st.bind(2, query.track).bind(3, query.from).bind(4, query.to);
         Status s;
         while (st.step(&s)) {
-            TraceEvent e;
-            const int kind = st.i32(0);
-            if (hasKind && (kind < 0 || kind >= kEventKindCount))
-                return errorStatus(db.path() + ": event with unknown kind " + std::to_string(kind));
-            e.kind = hasKind ? static_cast<EventKind>(kind) : kFixedKind[k];
-            e.name = st.text(1);
-            e.track = st.i32(2);
-            e.start = st.i64(3);
-            e.end = st.i64(4);
-            e.correlation = st.i64(5);
-            e.iteration = st.i32(6);
-            e.layer = st.i32(7);
-            e.tensor = st.i32(8);
-            e.segment = st.i32(9);
-            e.bytes = st.i64(10);
-            e.priority = st.i32(11);
+            PROFILER_ASSIGN_OR_RETURN(TraceEvent e, eventFromRow(db, st, hasKind, kFixedKind[k]));
             out.push_back(std::move(e));
         }
         PROFILER_RETURN_IF_ERROR(s);
     }
     return okStatus();
+}
+
+Result<unsigned> eventTablesOf(sql::Db& db, std::int64_t runId) {
+    unsigned tables = 0;
+    for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(std::string("SELECT 1 FROM ") + kAllTables[k]->table +
+                                                           " WHERE run_id=?1 LIMIT 1"));
+        st.bind(1, runId);
+        Status s;
+        if (st.step(&s)) tables |= 1u << k;
+        PROFILER_RETURN_IF_ERROR(s);
+    }
+    return tables;
+}
+
+Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, unsigned tables, std::vector<TrackScan>& out) {
+    for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        if (!(tables & (1u << k))) continue;
+        const KindTable& kt = *kAllTables[k];
+        const bool hasKind = kt.table == kPacerTable.table;
+        const std::string q = std::string("SELECT ") + (hasKind ? "kind" : "0") + ", " + kt.nameColumn +
+                              ", start, end, iteration FROM " + kt.table + " WHERE run_id=?1 AND track=?2" +
+                              (hasKind ? " AND kind<>5" : "") + " ORDER BY start";
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
+        st.bind(1, runId).bind(2, track);
+        out.push_back({std::move(st), hasKind, kFixedKind[k]});
+    }
+    return okStatus();
+}
+
+Result<std::optional<std::pair<std::int64_t, std::int64_t>>> startRange(sql::Db& db, std::int64_t runId,
+                                                                        const std::vector<int>& tracks, unsigned tables) {
+    std::optional<std::pair<std::int64_t, std::int64_t>> range;
+    for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        if (!(tables & (1u << k))) continue;
+        // MIN and MAX apart: SQLite answers each alone from the index, both together by a scan.
+        const std::string from = std::string(" FROM ") + kAllTables[k]->table + " WHERE run_id=?1 AND track=?2";
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt first, db.prepare("SELECT MIN(start)" + from));
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt last, db.prepare("SELECT MAX(start)" + from));
+        for (const int track : tracks) {
+            Status s;
+            first.bind(1, runId).bind(2, track);
+            last.bind(1, runId).bind(2, track);
+            if (first.step(&s) && !first.isNull(0) && last.step(&s)) {
+                if (!range) range = std::make_pair(first.i64(0), last.i64(0));
+                range = std::make_pair(std::min(range->first, first.i64(0)), std::max(range->second, last.i64(0)));
+            }
+            PROFILER_RETURN_IF_ERROR(s);
+            first.reset();
+            last.reset();
+        }
+    }
+    return range;
+}
+
+Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::string& text) {
+    // LIKE is case-blind for ASCII; its wildcards in the text are escaped so that they match themselves.
+    std::string pattern = "%";
+    for (const char c : text) {
+        if (c == '%' || c == '_' || c == '\\') pattern += '\\';
+        pattern += c;
+    }
+    pattern += '%';
+    PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare("SELECT id FROM StringIds WHERE value LIKE ?1 ESCAPE '\\'"));
+    st.bind(1, pattern);
+    std::vector<std::int64_t> ids;
+    Status s;
+    while (st.step(&s)) ids.push_back(st.i64(0));
+    PROFILER_RETURN_IF_ERROR(s);
+    return ids;
+}
+
+Result<TrackSearch> TrackSearch::prepare(sql::Db& db, std::int64_t runId, int track, unsigned tables,
+                                         const std::vector<std::int64_t>& names, bool forward) {
+    std::string in;
+    for (const std::int64_t id : names) in += (in.empty() ? "" : ",") + std::to_string(id);
+    TrackSearch search(&db, runId, track);
+    for (std::size_t k = 0; k < std::size(kAllTables); ++k) {
+        if (!(tables & (1u << k))) continue;
+        const KindTable& kt = *kAllTables[k];
+        const bool hasKind = kt.table == kPacerTable.table;
+        const std::string q = std::string("SELECT ") + (hasKind ? "e.kind" : "0") + kEventColumns + " FROM " + kt.table +
+                              " e LEFT JOIN StringIds s ON s.id = e." + kt.nameColumn +
+                              " WHERE e.run_id=?1 AND e.track=?2 AND " +
+                              (forward ? "e.start>?3 AND e.start<?4" : "e.start<?3 AND e.start>?4") + " AND e." +
+                              kt.nameColumn + " IN (" + in + ")" + (hasKind ? " AND e.kind<>5" : "") +
+                              " ORDER BY e.start " + (forward ? "ASC" : "DESC") + " LIMIT 1";
+        PROFILER_ASSIGN_OR_RETURN(sql::Stmt st, db.prepare(q));
+        search.scans_.push_back({std::move(st), hasKind, kFixedKind[k]});
+    }
+    return search;
+}
+
+Result<std::optional<TraceEvent>> TrackSearch::find(std::int64_t after, std::int64_t bound) {
+    std::optional<TraceEvent> best;
+    for (TrackScan& scan : scans_) {
+        // Each table narrows the bound for the next: a later table only looks for a nearer match.
+        scan.stmt.reset();
+        scan.stmt.bind(1, run_id_).bind(2, track_).bind(3, after).bind(4, best ? best->start : bound);
+        Status s;
+        if (scan.stmt.step(&s)) {
+            PROFILER_ASSIGN_OR_RETURN(TraceEvent e, eventFromRow(*db_, scan.stmt, scan.has_kind, scan.fixed_kind));
+            best = std::move(e);
+        }
+        PROFILER_RETURN_IF_ERROR(s);
+    }
+    return best;
 }
 
 Result<StoredRun> readRunHeader(sql::Db& db, std::int64_t runId) {

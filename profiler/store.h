@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -85,6 +86,47 @@ struct NameTotal {
 };
 Status aggregateEvents(sql::Db& db, std::int64_t runId, const EventQuery& query, std::int64_t endsAfter,
                        std::map<std::string, NameTotal>& out);
+
+// One event table's events of one track in start order, iteration markers left out, read a row at a time through
+// the (run_id, track, start) index: columns kind (the table's own where it has no kind column), name id (NULL for
+// none), start, end, iteration. What an analysis streams when a run is too large to hold.
+struct TrackScan {
+    sql::Stmt stmt;
+    bool has_kind = false;
+    EventKind fixed_kind = EventKind::Forward;  // the kind of every row when !has_kind
+};
+// tables: the event tables to scan, as eventTablesOf() gives them.
+Status appendTrackScans(sql::Db& db, std::int64_t runId, int track, unsigned tables, std::vector<TrackScan>& out);
+
+// The event tables that hold events of the run, a bit each: a CPU run's are one of seven, so searches and scans
+// per track skip the empty ones (one indexed probe per table).
+Result<unsigned> eventTablesOf(sql::Db& db, std::int64_t runId);
+
+// The first and last start of the given tracks' events (iteration markers included), from the index; nullopt when
+// they have none.
+Result<std::optional<std::pair<std::int64_t, std::int64_t>>> startRange(sql::Db& db, std::int64_t runId,
+                                                                        const std::vector<int>& tracks, unsigned tables);
+
+// Ids of the names that contain `text` (ASCII letters in any case), from the StringIds table.
+Result<std::vector<std::int64_t>> nameIdsContaining(sql::Db& db, const std::string& text);
+
+// Searches one track for the event whose name id is among `names` and that starts first after `after` (forward) or
+// last before it (backward), before `bound` (after it, backward); iteration markers left out. Each search walks
+// the (run_id, track, start) index from `after` and stops at the first match or at the bound, so a near match
+// costs little; the statements are prepared once for any number of searches.
+class TrackSearch {
+public:
+    static Result<TrackSearch> prepare(sql::Db& db, std::int64_t runId, int track, unsigned tables,
+                                       const std::vector<std::int64_t>& names, bool forward);
+    Result<std::optional<TraceEvent>> find(std::int64_t after, std::int64_t bound);
+
+private:
+    TrackSearch(sql::Db* db, std::int64_t runId, int track) : db_(db), run_id_(runId), track_(track) {}
+    sql::Db* db_;
+    std::int64_t run_id_;
+    int track_;
+    std::vector<TrackScan> scans_;
+};
 
 // Everything of a run but its events (runId 0 = the latest run).
 Result<StoredRun> readRunHeader(sql::Db& db, std::int64_t runId);

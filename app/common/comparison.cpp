@@ -92,15 +92,43 @@ engine::Result<std::vector<CompareItem>> parseCompareItems(const std::vector<std
     return items;
 }
 
-engine::Result<CompareItem> itemFromSavedSchedule(const profiler::SavedSchedule& saved, const std::string& project) {
+namespace {
+
+// A schedule item from settings the project keeps as JSON; `what` names where they came from in an error.
+engine::Result<CompareItem> scheduleItem(const std::string& label, std::int64_t runId, const std::string& settingsJson,
+                                         const std::string& what) {
     CompareItem item;
     item.kind = CompareItem::Kind::Schedule;
-    item.label = saved.name;
-    item.runId = saved.run_id;
+    item.label = label;
+    item.runId = runId;
     std::string error;
-    const auto settings = nlohmann::json::parse(saved.settings_json, nullptr, false);
+    const auto settings = nlohmann::json::parse(settingsJson, nullptr, false);
     if (!scheduleSettingsFromJson(settings, &item.config, &item.whatIf, &error))
-        return engine::Status::error(project + ": saved schedule '" + saved.name + "': " + error);
+        return engine::Status::error(what + " '" + label + "': " + error);
+    return item;
+}
+
+}  // namespace
+
+engine::Result<CompareItem> itemFromSavedSchedule(const profiler::SavedSchedule& saved, const std::string& project) {
+    return scheduleItem(saved.name, saved.run_id, saved.settings_json, project + ": saved schedule");
+}
+
+profiler::ComparePin pinFromItem(const CompareItem& item) {
+    profiler::ComparePin pin;
+    pin.kind = item.kind == CompareItem::Kind::Run ? profiler::ComparePin::Kind::Run : profiler::ComparePin::Kind::Schedule;
+    pin.label = item.label;
+    pin.run_id = item.runId;
+    if (item.kind == CompareItem::Kind::Schedule) pin.settings_json = scheduleSettingsToJson(item.config, item.whatIf).dump();
+    return pin;
+}
+
+engine::Result<CompareItem> itemFromPin(const profiler::ComparePin& pin, const std::string& project) {
+    if (pin.kind == profiler::ComparePin::Kind::Schedule)
+        return scheduleItem(pin.label, pin.run_id, pin.settings_json, project + ": compare pin");
+    CompareItem item;
+    item.label = pin.label;
+    item.runId = pin.run_id;
     return item;
 }
 

@@ -85,6 +85,10 @@ engine::Result<std::vector<CompareItem>> parseCompareItems(const std::vector<std
 // A schedule saved in the project, as an item that replays on its own run.
 engine::Result<CompareItem> itemFromSavedSchedule(const profiler::SavedSchedule& saved, const std::string& project);
 
+// An item as the project keeps it among the compare view's pins (profiler::readComparePins), and back.
+profiler::ComparePin pinFromItem(const CompareItem& item);
+engine::Result<CompareItem> itemFromPin(const profiler::ComparePin& pin, const std::string& project);
+
 engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<CompareItem>& items,
                                    const engine::SimOptions& options = {});
 

@@ -1,6 +1,7 @@
 #include "app/gui/analysis_panel.h"
 
 #include "app/gui/models/analysis_model.h"
+#include "app/gui/models/large_run.h"
 #include "app/gui/models/time_axis.h"
 #include "app/gui/timeline_view.h"
 
@@ -11,6 +12,34 @@
 #include <QVBoxLayout>
 
 namespace pacer::gui {
+
+namespace {
+
+// What the figures are of: the trace in memory, or for a large run the run in its project (its windows come and go).
+std::shared_ptr<const void> subjectOf(const TimelineModel& timeline)
+{
+    if (timeline.isLarge())
+        return timeline.timelineIndex().large;
+    return timeline.timelineIndex().trace;
+}
+
+// A large run's figures, streamed from its project file as `pacer-cli analyze` computes them.
+profiler::analysis::RunAnalysis analyzeLarge(const LargeRun& run, QString* error)
+{
+    auto reader = profiler::RunReader::open(run.path.toStdString(), run.runId);
+    if (!reader.ok()) {
+        *error = QString::fromStdString(reader.status().message());
+        return {};
+    }
+    auto analysis = profiler::analysis::analyzeStored(*reader.value());
+    if (!analysis.ok()) {
+        *error = QString::fromStdString(analysis.status().message());
+        return {};
+    }
+    return std::move(analysis).value();
+}
+
+}  // namespace
 
 AnalysisPanel::AnalysisPanel(TimelineView* timeline, QWidget* parent)
     : QWidget(parent), m_timeline(timeline), m_model(new AnalysisModel(this)), m_table(new QTableView(this)),
@@ -41,12 +70,16 @@ QString AnalysisPanel::summary() const
 profiler::analysis::RunAnalysis AnalysisPanel::analysisNow() const
 {
     const TimelineModel* timeline = m_timeline->model();
-    const std::shared_ptr<const profiler::RunTrace>& trace = timeline->timelineIndex().trace;
-    if (!trace || timeline->isLarge())
+    const std::shared_ptr<const void> subject = subjectOf(*timeline);
+    if (!subject)
         return {};
-    if (trace == m_shownTrace)
+    if (subject == m_shownSubject)
         return m_model->analysis();
-    return profiler::analysis::analyzeRun(*trace);
+    if (timeline->isLarge()) {
+        QString error;
+        return analyzeLarge(*timeline->timelineIndex().large, &error);
+    }
+    return profiler::analysis::analyzeRun(*timeline->timelineIndex().trace);
 }
 
 void AnalysisPanel::showEvent(QShowEvent* event)
@@ -67,19 +100,28 @@ void AnalysisPanel::refresh()
     }
     m_stale = false;
     const TimelineModel* timeline = m_timeline->model();
-    std::shared_ptr<const profiler::RunTrace> trace = timeline->timelineIndex().trace;
-    if (!trace || timeline->isLarge()) {
+    if (!subjectOf(*timeline)) {
         m_jobs.request([] { return Done{}; });  // supersedes an analysis still running for an older run
         m_model->setAnalysis({});
-        m_shownTrace.reset();
-        m_summary->setText(timeline->isLarge() ? tr("This run is read a window at a time; analyse it with "
-                                                    "pacer-cli analyze --project FILE.")
-                                               : QString());
+        m_shownSubject.reset();
+        m_summary->clear();
         return;
     }
-    m_jobs.request([trace = std::move(trace), count = &m_analyses] {
+    if (timeline->isLarge()) {
+        m_summary->setText(tr("Analysing the run in its project file…"));
+        m_jobs.request([run = timeline->timelineIndex().large, count = &m_analyses] {
+            ++*count;
+            Done done;
+            done.analysis = analyzeLarge(*run, &done.error);
+            done.thread = QThread::currentThread();
+            done.subject = run;
+            return done;
+        });
+        return;
+    }
+    m_jobs.request([trace = timeline->timelineIndex().trace, count = &m_analyses] {
         ++*count;
-        return Done{profiler::analysis::analyzeRun(*trace), QThread::currentThread(), trace};
+        return Done{profiler::analysis::analyzeRun(*trace), QThread::currentThread(), trace, {}};
     });
 }
 
@@ -90,6 +132,13 @@ void AnalysisPanel::showAnalysis(Done done)
         return;
     }
     m_lastThread = done.thread;
+    if (!done.error.isEmpty()) {
+        m_model->setAnalysis({});
+        m_shownSubject.reset();
+        m_summary->setText(tr("The run could not be analysed: %1").arg(done.error));
+        emit analysed();
+        return;
+    }
     profiler::analysis::RunAnalysis& analysis = done.analysis;
     QString text;
     if (analysis.straggler_rank >= 0)
@@ -111,7 +160,7 @@ void AnalysisPanel::showAnalysis(Done done)
     m_summary->setText(text);
     m_timeline->setPath(std::move(marks));
     m_model->setAnalysis(std::move(analysis));
-    m_shownTrace = std::move(done.trace);
+    m_shownSubject = std::move(done.subject);
     emit analysed();
 }
 

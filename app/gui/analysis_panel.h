@@ -2,9 +2,11 @@
 // communication with compute, the straggler, and the critical path of an iteration (listed here and outlined on
 // the timeline). The figures come from profiler/analysis, as `pacer-cli analyze` prints them.
 //
-// The analysis reads every event of the shown run, and the shown run changes at every replay the schedule editor
-// draws (a slider drag resets the timeline many times a second): so the panel analyses only while it is visible
-// (a hidden panel remembers that it is stale and analyses when shown), and off the GUI thread, newest wins.
+// A run held whole is analysed in memory; a large run read a window at a time is analysed from its project file
+// (profiler::analysis::analyzeStored, what `pacer-cli analyze` runs: each rank streamed once in start order, no
+// event held), so the figures are the CLI's. The shown run changes at every replay the schedule editor draws (a
+// slider drag resets the timeline many times a second): so the panel analyses only while it is visible (a hidden
+// panel remembers that it is stale and analyses when shown), and off the GUI thread, newest wins.
 #pragma once
 
 #include "app/gui/models/newest_wins.h"
@@ -37,11 +39,11 @@ public:
     // An analysis is asked for or running.
     bool isBusy() const { return m_jobs.isBusy(); }
     // The analysis of the run shown now, for an export: the panel's when it is of that run, else computed here
-    // and now (a hidden panel has not analysed it); empty for no run or a large run read by window.
+    // and now (a hidden panel has not analysed it; a large run is then streamed from its project); empty for no run.
     profiler::analysis::RunAnalysis analysisNow() const;
 
 public slots:
-    // Analyses the run the timeline shows (a large run read by window is not analysed here: too many events).
+    // Analyses the run the timeline shows.
     void refresh();
 
 signals:
@@ -54,7 +56,8 @@ private:
     struct Done {
         profiler::analysis::RunAnalysis analysis;
         const QThread* thread = nullptr;
-        std::shared_ptr<const profiler::RunTrace> trace;  // the run analysed
+        std::shared_ptr<const void> subject;  // the run analysed: its trace, or the large run read from its project
+        QString error;
     };
     void showAnalysis(Done done);
 
@@ -64,7 +67,7 @@ private:
     QLabel* m_summary;
     bool m_stale = true;  // the shown run changed while the panel was hidden
     const QThread* m_lastThread = nullptr;
-    std::shared_ptr<const profiler::RunTrace> m_shownTrace;  // the run whose analysis the panel shows
+    std::shared_ptr<const void> m_shownSubject;  // the run whose analysis the panel shows
     std::atomic<int> m_analyses{0};
     NewestWins<Done> m_jobs;
 };

@@ -13,6 +13,7 @@
 #include <QStackedBarSeries>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -31,19 +32,32 @@ QChart* plainChart(const QString& title) {
 
 }  // namespace
 
+namespace {
+
+QStringList breakdownNames() { return {QObject::tr("compute"), QObject::tr("exposed comm"), QObject::tr("idle")}; }
+
+}  // namespace
+
 BreakdownChart::BreakdownChart(CompareModel* model, QWidget* parent) : QChartView(parent), m_model(model) {
     setObjectName(QStringLiteral("breakdownChart"));
     setRenderHint(QPainter::Antialiasing);
-    setMinimumSize(260, 200);
+    setToolTip(tr("Each pinned row's iteration split into compute, exposed communication and idle time (a run's "
+                  "from its self-replay, so the three add up to an iteration)"));
     connect(model, &QAbstractItemModel::modelReset, this, &BreakdownChart::rebuild);
     rebuild();
+    // Wide enough for the legend's three entries side by side: Qt Charts elides what does not fit ("exposed c...").
+    // Each entry is a marker (about a line high), its label and the legend's spacing around them.
+    const QFontMetrics fm(chart()->legend()->font());
+    int legend = 0;
+    for (const QString& name : breakdownNames()) legend += fm.horizontalAdvance(name) + 2 * fm.height();
+    setMinimumSize(std::max(260, legend + 4 * fm.height()), 200);
 }
 
 void BreakdownChart::rebuild() {
-    QChart* chart = plainChart(tr("Iteration split (ms; runs: their self-replay)"));
+    QChart* chart = plainChart(tr("Iteration split (ms)"));
     auto* series = new QStackedBarSeries;
     const int columns[] = {CompareModel::ComputeMs, CompareModel::ExposedMs, CompareModel::IdleMs};
-    const QString names[] = {tr("compute"), tr("exposed comm"), tr("idle")};
+    const QStringList names = breakdownNames();
     const QColor colors[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xe4, 0x57, 0x56), QColor(0xbb, 0xbb, 0xbb)};
     QStringList categories;
     for (int r = 0; r < m_model->rowCount(); ++r) categories << QStringLiteral("#%1").arg(r + 1);
@@ -101,7 +115,8 @@ void SweepChart::rebuild() {
     x->setLabelFormat(QStringLiteral("%g"));
     x->setTitleText(tr("segment KiB"));
     auto* y = new QValueAxis;
-    y->setTitleText(tr("ms / iteration"));
+    // Short: rotated on a chart a dock's third high, "ms / iteration" was cut to "ms / ite..."; the title says what.
+    y->setTitleText(tr("ms"));
     y->setLabelFormat(QStringLiteral("%.3g"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);

@@ -101,7 +101,13 @@ CompareDock::CompareDock(ScheduleEditorModel* editor, QWidget* parent)
     connect(m_baseline, &QComboBox::currentIndexChanged, this, [this](int row) {
         if (row >= 0) m_model.setBaseline(row);
     });
+    // The chosen baseline is kept with the pins in the project.
+    connect(&m_model, &CompareModel::baselineChanged, &m_session, &CompareSession::setBaseline);
     connect(&m_session, &CompareSession::computed, this, &CompareDock::showOutcome);
+    connect(&m_session, &CompareSession::pinsProblem, this, [this](const QString& why) {
+        m_status->setText(why);
+        emit message(why);
+    });
     connect(&m_sweep, &SweepModel::sweepFailed, this, [this](const QString& why) { emit message(tr("Sweep: %1").arg(why)); });
     connect(m_sweepChart, &SweepChart::pointClicked, this, &CompareDock::applySweepPoint);
     connect(m_editor, &ScheduleEditorModel::settingsChanged, this, [this] {
@@ -166,6 +172,7 @@ void CompareDock::showOutcome(const CompareOutcome& outcome) {
         return;  // the last good comparison stays on screen
     }
     m_model.setComparison(outcome.comparison);
+    m_model.setBaseline(m_session.baseline());  // as restored with the pins, or as chosen
     m_timeline->setIndex(outcome.stack ? outcome.stack : buildTimelineIndex(nullptr));
     // Two iterations from where the rows are aligned: the part of the axis where they can be told apart.
     double longestMs = 0;
@@ -184,9 +191,9 @@ void CompareDock::showOutcome(const CompareOutcome& outcome) {
         m_baseline->setCurrentIndex(baseline);
     }
     const app::Comparison* c = outcome.comparison.get();
-    m_status->setText(c && c->mixedExperiments()
-                          ? tr("%1 experiments: differences only within one").arg(c->groups.size())
-                          : QString());
+    m_status->setText(!m_session.pinsProblemText().isEmpty() ? m_session.pinsProblemText()
+                      : c && c->mixedExperiments() ? tr("%1 experiments: differences only within one").arg(c->groups.size())
+                                                   : QString());
 }
 
 CompareDock* addCompareDock(MainWindow* window, QMenu* viewMenu) {

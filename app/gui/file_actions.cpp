@@ -203,7 +203,7 @@ QString FileActions::exportAnalysisCsv(const QString& path)
     // The panel analyses only while visible: an export of a run it has not analysed computes the figures now.
     const profiler::analysis::RunAnalysis analysis = panel ? panel->analysisNow() : profiler::analysis::RunAnalysis{};
     if (analysis.ranks.empty())
-        return report(tr("There are no analysis figures to export: show a run that is not read by window"));
+        return report(tr("There are no analysis figures to export: show a run"));
     return writeExport(path, kAnalysisCsvHeader, analysisCsv(analysis));
 }
 

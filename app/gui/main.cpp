@@ -31,8 +31,8 @@ QString findSampleExperiment()
     return QStringLiteral(PACER_SOURCE_DIR "/samples/") + name;
 }
 
-// The compare view with something in it: the shown run and the one before it pinned, then the project's saved schedules, or (none
-// saved) the run replayed under pace (self-tuned), ddp and fifo.
+// The compare view with something in it: the pins the project keeps, or (none kept) the shown run and the one before it
+// pinned, then the project's saved schedules, or (none saved) the run replayed under pace (self-tuned), ddp and fifo.
 void showCompareView(pacer::gui::MainWindow& window)
 {
     window.resize(1600, 1000);
@@ -42,6 +42,8 @@ void showCompareView(pacer::gui::MainWindow& window)
             pacer::gui::CompareDock* compare = window.compareDock();
             compare->show();
             window.resizeDocks({compare}, {640}, Qt::Vertical);
+            if (!compare->session()->items().empty())
+                return;  // what the user pinned, restored with the project
             compare->pinShownRun();
             // The run before it too (Pacer lists runs newest first): a capture and its follow-up side by side.
             const auto& runs = window.projectModel()->overview().runs;

@@ -8,6 +8,7 @@
 #include "app/gui/schedule_editor_dock.h"
 #include "app/common/policy_json.h"
 #include "app/gui/models/event_style.h"
+#include "app/gui/models/large_run.h"
 #include "app/gui/models/project_loader.h"
 #include "app/gui/models/zoom_state.h"
 #include "app/gui/timeline_tools.h"
@@ -254,11 +255,14 @@ void MainWindow::onLoaded(const ProjectSnapshot& snapshot)
     }
     if (snapshot.trace) {
         const auto& t = *snapshot.trace;
+        // A large run's trace holds its iteration markers only: its event count is the outline's.
+        const auto events = snapshot.index && snapshot.index->large ? snapshot.index->large->outline.events
+                                                                    : static_cast<std::int64_t>(t.events.size());
         m_statusLabel->setText(tr("Run %1: %2, %3 ranks, %4 events")
                                    .arg(t.run_id)
                                    .arg(QString::fromStdString(t.policy))
                                    .arg(t.ranks)
-                                   .arg(t.events.size()));
+                                   .arg(events));
     } else {
         m_statusLabel->setText(tr("%1 has no runs yet").arg(QFileInfo(snapshot.path).fileName()));
     }

@@ -2,16 +2,42 @@
 
 #include "app/gui/analysis_panel.h"
 #include "app/gui/range_stats_panel.h"
+#include "app/gui/timeline_finder.h"
 #include "app/gui/timeline_view.h"
 
 #include <QAction>
 #include <QDockWidget>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
 #include <QToolBar>
 
 namespace pacer::gui {
+
+namespace {
+
+// Shift+Enter in the find field triggers `action` instead of the field's returnPressed (which ignores modifiers).
+class ShiftReturnFilter : public QObject {
+public:
+    ShiftReturnFilter(QAction* action, QObject* parent) : QObject(parent), m_action(action) {}
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::KeyPress) {
+            const auto* key = static_cast<QKeyEvent*>(event);
+            if ((key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) && (key->modifiers() & Qt::ShiftModifier)) {
+                m_action->trigger();
+                return true;
+            }
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QAction* m_action;
+};
+
+}  // namespace
 
 RangeStatsPanel* addTimelineTools(QMainWindow* window, TimelineView* timeline, QToolBar* bar, QMenu* menu)
 {
@@ -50,10 +76,25 @@ RangeStatsPanel* addTimelineTools(QMainWindow* window, TimelineView* timeline, Q
     });
     window->addAction(focusFind);
     menu->addAction(focusFind);
-    QObject::connect(find, &QLineEdit::returnPressed, timeline, [find, timeline] {
-        const bool found = timeline->findNext(find->text());
+    // Enter finds the next match, Shift+Enter the previous one (F3 and Shift+F3 from anywhere in the window).
+    auto* finder = new TimelineFinder(timeline);
+    auto* findNext = new QAction(QObject::tr("Find &Next"), window);
+    findNext->setShortcut(QKeySequence::FindNext);
+    auto* findPrevious = new QAction(QObject::tr("Find &Previous"), window);
+    findPrevious->setShortcut(QKeySequence::FindPrevious);
+    for (QAction* action : {findNext, findPrevious}) {
+        const bool forward = action == findNext;
+        QObject::connect(action, &QAction::triggered, finder, [finder, find, forward] { finder->find(find->text(), forward); });
+        window->addAction(action);
+        menu->addAction(action);
+    }
+    QObject::connect(find, &QLineEdit::returnPressed, findNext, &QAction::trigger);
+    find->installEventFilter(new ShiftReturnFilter(findPrevious, find));
+    QObject::connect(finder, &TimelineFinder::finished, find, [find](bool found, const QString& error) {
         find->setStyleSheet(found || find->text().isEmpty() ? QString() : QStringLiteral("background: #fde2e2"));
-        find->setToolTip(found ? QString() : QObject::tr("No event's name contains \"%1\"").arg(find->text()));
+        find->setToolTip(found ? QString()
+                         : !error.isEmpty() ? error
+                                            : QObject::tr("No event's name contains \"%1\"").arg(find->text()));
     });
     return panel;
 }

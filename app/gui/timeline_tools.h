@@ -1,5 +1,6 @@
 // What the main window adds around the timeline for finding and measuring: the range table (a dock that a
-// range selection fills and shows), a find field in the toolbar (Ctrl+F, Enter for the next match) and the
+// range selection fills and shows), a find field in the toolbar (Ctrl+F; Enter or F3 for the next match, Shift+Enter or
+// Shift+F3 for the previous; timeline_finder.h) and the
 // Fit Selection action (F); and the analysis dock. Kept apart from main_window.cpp so that other panels can be wired the same way.
 #pragma once
 

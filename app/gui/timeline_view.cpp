@@ -413,24 +413,6 @@ void TimelineView::fitSelection()
     m_zoom->resetZoom();
 }
 
-bool TimelineView::findNext(const QString& text)
-{
-    const auto* trace = m_model->trace();
-    std::int64_t after = m_zoom->visibleStart() - 1;
-    if (trace && m_selectedEvent >= 0 && static_cast<std::size_t>(m_selectedEvent) < trace->events.size())
-        after = trace->events[static_cast<std::size_t>(m_selectedEvent)].start;
-    const int event = m_model->findNext(text, after);
-    if (event < 0)
-        return false;
-    selectEvent(event);
-    const auto& e = trace->events[static_cast<std::size_t>(event)];
-    // Keep the zoom when the event fits in the view, else zoom out to show it whole.
-    const std::int64_t length = std::max(m_zoom->visibleLength(), (e.end - e.start) * 3 / 2);
-    const std::int64_t centre = e.start + (e.end - e.start) / 2;
-    m_zoom->setVisibleRange(centre - length / 2, centre - length / 2 + length);
-    return true;
-}
-
 std::int64_t TimelineView::zoomAnchor() const
 {
     const TimeAxis a = axis();

@@ -78,9 +78,6 @@ public:
     const std::vector<PathMark>& path() const { return m_path; }
     // F: shows the selected range, else the selected event, else the whole run.
     void fitSelection();
-    // Selects the next event (by start, after the one selected or the view's start) whose name contains text,
-    // and brings it into view; false when no event matches.
-    bool findNext(const QString& text);
 
     QSize sizeHint() const override;
 

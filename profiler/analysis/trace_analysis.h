@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "profiler/run_reader.h"
+#include "profiler/status.h"
 #include "profiler/trace_model.h"
 
 namespace pacer::profiler::analysis {
@@ -81,5 +83,11 @@ bool isCompute(const TraceEvent& e);
 
 // iteration: the one whose critical path to trace; -1 = the last iteration that every rank completed.
 RunAnalysis analyzeRun(const RunTrace& trace, int iteration = -1);
+
+// The same figures of a project's run, streamed from the store: each rank's events once in start order (a merge
+// of index scans, nothing held per event), each rank's collectives once more in step with the other ranks' for the
+// straggler, and only the critical path's rank and iteration read as events. What `pacer-cli analyze` and the
+// workbench use for a run too large to hold; memory is per rank, iteration and name, never per event.
+Result<RunAnalysis> analyzeStored(RunReader& reader, int iteration = -1);
 
 }  // namespace pacer::profiler::analysis

@@ -10,6 +10,7 @@
 //     Target (issue #13): median <= 16 ms, p99 <= 33 ms.
 #include "app/gui/main_window.h"
 #include "app/gui/schedule_editor_dock.h"
+#include "app/common/units.h"
 #include "app/gui/timeline_view.h"
 #include "engine/replay/zoo.h"
 
@@ -46,6 +47,7 @@ void measure(const char* label, MainWindow& window, int moves) {
     editor.setPolicy("pace");
     QTest::qWaitFor([&] { return editor.latest() && editor.latest()->generation == editor.worker()->generation(); }, 60000);
     std::vector<double> endToEnd, replayAlone, offThread;
+    std::vector<std::size_t> segment;  // per move, to name the slow ones
     const int lo = slider->minimum(), span = slider->maximum() - slider->minimum() + 1;
     for (int i = 0; i < moves; ++i) {
         const int pos = lo + (i * 7 + 3) % span;
@@ -57,6 +59,7 @@ void measure(const char* label, MainWindow& window, int moves) {
             QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
         window.timeline()->viewport()->repaint();
         endToEnd.push_back(ms(Clock::now() - t0));
+        segment.push_back(editor.settings().config.segment_bytes);
         // The baseline, interleaved: the simulation alone for the same settings.
         const auto t1 = Clock::now();
         auto r = editor.input()->workload.tensors.empty()
@@ -78,13 +81,23 @@ void measure(const char* label, MainWindow& window, int moves) {
                 label, editor.input()->workload.tensors.size(), endToEnd.size(), med, p99, percentile(endToEnd, 0), "",
                 base, base > 0 ? med / base : 0.0, worker, worker > 0 ? med / worker : 0.0,
                 med <= 16 && p99 <= 33 ? "met" : "NOT met");
+    // The slowest moves with what the worker alone spent on the same settings: says whether a stall is the
+    // replay's own work (it grows with the number of segments) or the GUI thread's.
+    std::vector<std::size_t> order(endToEnd.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return endToEnd[a] > endToEnd[b]; });
+    std::printf("%-34s slowest moves:", "");
+    for (std::size_t i = 0; i < std::min<std::size_t>(4, order.size()); ++i)
+        std::printf("  %s %.1f ms (worker %.1f)", app::formatSize(static_cast<std::int64_t>(segment[order[i]])).c_str(),
+                    endToEnd[order[i]], offThread[order[i]]);
+    std::printf("\n");
 }
 
 QString captureMlp40M(const QTemporaryDir& dir) {
-    // 256 -> 2048 x 10 -> 10: 4.2 M + 9 x 4.2 M + 20 k parameters, about 40 M.
+    // 2048 -> 2048 (x 10 layers) -> 10: 10 x 4.2 M + 20 k parameters, 42.0 M in 22 tensors.
     const QString experiment = dir.filePath("mlp40m.json");
     std::ofstream(experiment.toStdString()) << R"({"name": "mlp-40M", "model": {"family": "mlp", "name": "40M MLP",
-        "input": 2048, "width": 2048, "depth": 10, "classes": 10, "activation": "relu"}, "ranks": 2, "backend": "cpu",
+        "input": 2048, "width": 2048, "depth": 11, "classes": 10, "activation": "relu"}, "ranks": 2, "backend": "cpu",
         "iterations": 6, "warmup_iterations": 2, "batch_per_rank": 8, "seed": 7, "optimizer": {"kind": "sgd", "lr": 0.01},
         "policy": {"name": "fifo"}, "timeout_s": 120})";
     const QString project = dir.filePath("mlp40m.pacer");

@@ -15,11 +15,21 @@
 // of several rounds, measured interleaved with its baseline.
 //
 //   bench_timeline_draw [--quick]
+// The analysis (per rank breakdown, straggler, critical path) of a large run is streamed from the store in a child
+// process of its own (its peak memory is its own) against the run read whole and analysed in memory, and against
+// one plain SQL pass over every event; find by name in the store (the workbench's search on a large run) against
+// scanning every event's name.
+//
 //   bench_timeline_draw --open large|whole PROJECT EVENTS   (the child: prints one line of figures)
+//   bench_timeline_draw --analyze stored|whole PROJECT      (the analysis child)
+//   bench_timeline_draw --write PROJECT EVENTS               (writes the benchmark's project and exits)
+//   bench_timeline_draw --queries PROJECT EVENTS ROUNDS      (analysis and find figures on such a project)
 #include "app/gui/models/large_run.h"
 #include "app/gui/models/range_stats_model.h"
 #include "app/gui/models/timeline_model.h"
+#include "profiler/analysis/trace_analysis.h"
 #include "profiler/project.h"
+#include "profiler/sqlite_db.h"
 
 #include <QGuiApplication>
 #include <QImage>
@@ -47,6 +57,7 @@ namespace {
 
 constexpr int kRanks = 8;
 constexpr int kWidthPx = 1600;
+constexpr std::int64_t kSpansPerIteration = 2000;
 
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
@@ -67,8 +78,25 @@ long residentKiB()
     return resident * 4;  // 4 KiB pages
 }
 
+// The most this process has held resident (VmHWM), in KiB.
+long peakResidentKiB()
+{
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    long value = 0;
+    while (status >> key) {
+        if (key == "VmHWM:") {
+            status >> value;
+            return value;
+        }
+        status.ignore(1 << 10, '\n');
+    }
+    return 0;
+}
+
 // Ranks × (compute, comm) lanes of back-to-back spans of 200 ns .. 200 µs, an iteration marker every 2000
-// compute spans, as a long capture has. add(track, kind, start, end, priority).
+// compute spans, as a long capture has. add(track, kind, start, end, priority, i): i is the span's place in its lane
+// (the iteration is i / kSpansPerIteration).
 template <typename Emit>
 void generate(std::int64_t totalEvents, Emit&& add)
 {
@@ -84,13 +112,13 @@ void generate(std::int64_t totalEvents, Emit&& add)
             for (std::int64_t i = 0; i < perLane; ++i) {
                 const std::int64_t end = t + length(rng);
                 if (k == 0) {
-                    add(track, i % 2 ? profiler::EventKind::Backward : profiler::EventKind::Forward, t, end, -1);
-                    if ((i + 1) % 2000 == 0) {
-                        add(track, profiler::EventKind::Iteration, iterationStart, end, -1);
+                    add(track, i % 2 ? profiler::EventKind::Backward : profiler::EventKind::Forward, t, end, -1, i);
+                    if ((i + 1) % kSpansPerIteration == 0) {
+                        add(track, profiler::EventKind::Iteration, iterationStart, end, -1, i);
                         iterationStart = end;
                     }
                 } else {
-                    add(track, profiler::EventKind::AllReduce, t, end, static_cast<int>(i % 16));
+                    add(track, profiler::EventKind::AllReduce, t, end, static_cast<int>(i % 16), i);
                 }
                 t = end + gap(rng) * 1'000;
             }
@@ -107,15 +135,21 @@ bool writeProject(const QString& path, std::int64_t events)
         for (int k = 0; k < 2; ++k)
             run.tracks.push_back({2 * r + k, r, k == 0 ? profiler::TrackKind::Compute : profiler::TrackKind::Comm, {}});
     run.events.reserve(static_cast<std::size_t>(events + events / 1000));
-    generate(events, [&](int track, profiler::EventKind kind, std::int64_t start, std::int64_t end, int priority) {
+    const std::int64_t lastSpan = events / (2 * kRanks) - 1;
+    generate(events, [&](int track, profiler::EventKind kind, std::int64_t start, std::int64_t end, int priority, std::int64_t i) {
         profiler::TraceEvent e;
         e.kind = kind;
         e.track = track;
         e.start = start;
         e.end = end;
         e.priority = priority;
-        e.iteration = 0;
-        e.name = kind == profiler::EventKind::AllReduce ? "allreduce" : kind == profiler::EventKind::Iteration ? "step" : "layer";
+        e.iteration = static_cast<int>(i / kSpansPerIteration);
+        // 40 layer names; one event alone at the very end of the last rank's compute lane is named "checkpoint",
+        // the find that has to scan the whole run.
+        e.name = kind == profiler::EventKind::AllReduce ? "allreduce"
+                 : kind == profiler::EventKind::Iteration ? "step"
+                 : track == 2 * (kRanks - 1) && i == lastSpan ? "checkpoint"
+                                                              : "layer " + std::to_string(i % 40);
         run.events.push_back(std::move(e));
     });
     std::stable_sort(run.events.begin(), run.events.end(), [](const auto& a, const auto& b) {
@@ -138,7 +172,7 @@ struct PlainLane {
 std::vector<PlainLane> plainLanes(std::int64_t events)
 {
     std::vector<PlainLane> lanes(2 * kRanks);
-    generate(events, [&](int track, profiler::EventKind kind, std::int64_t start, std::int64_t end, int) {
+    generate(events, [&](int track, profiler::EventKind kind, std::int64_t start, std::int64_t end, int, std::int64_t) {
         if (kind == profiler::EventKind::Iteration)
             return;
         PlainLane& l = lanes[static_cast<std::size_t>(track)];
@@ -326,6 +360,19 @@ Figures runChild(const QString& how, const QString& path, std::int64_t generated
     return f;
 }
 
+// The first start and last end of a large run's events, from its outline.
+std::pair<std::int64_t, std::int64_t> spanOf(const gui::LargeRun& run)
+{
+    std::int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const auto& x : run.outline.extents) {
+        if (x.events == 0)
+            continue;
+        first = std::min(first, x.first_start);
+        last = std::max(last, x.last_end);
+    }
+    return {first, last};
+}
+
 }  // namespace
 
 // The middle tenth of a project's run as a range table, counted in the store and, as the baseline, from its events
@@ -338,13 +385,7 @@ bool rangeTable(const QString& path, int rounds)
         std::fprintf(stderr, "range: %s\n", qPrintable(error));
         return false;
     }
-    std::int64_t first = INT64_MAX, last = INT64_MIN;
-    for (const auto& x : run->outline.extents) {
-        if (x.events == 0)
-            continue;
-        first = std::min(first, x.first_start);
-        last = std::max(last, x.last_end);
-    }
+    const auto [first, last] = spanOf(*run);
     const std::int64_t t0 = first + (last - first) * 45 / 100, t1 = first + (last - first) * 55 / 100;
     std::vector<double> storedMs, baseMs;
     std::vector<gui::RangeStat> stored;
@@ -381,12 +422,164 @@ bool rangeTable(const QString& path, int rounds)
     return storedEvents == baseEvents && stored.size() == base.size() && storedEvents > 0;
 }
 
+// The analysis child: `--analyze stored|whole PROJECT` analyses the run streamed from the store (what pacer-cli
+// analyze and the workbench do now), or read whole and analysed in memory (the previous CLI path), and prints its
+// time, the growth of its peak resident memory and the figures that must agree.
+int analyzeChild(const QString& how, const QString& path)
+{
+    const long rss0 = residentKiB();
+    const auto t0 = Clock::now();
+    profiler::analysis::RunAnalysis a;
+    if (how == QLatin1String("stored")) {
+        auto reader = profiler::RunReader::open(path.toStdString(), 0);
+        auto analysis = reader.ok() ? profiler::analysis::analyzeStored(*reader.value()) : reader.status();
+        if (!analysis.ok()) {
+            std::fprintf(stderr, "analyze: %s\n", analysis.message().c_str());
+            return 1;
+        }
+        a = std::move(analysis).value();
+    } else {
+        auto trace = profiler::readRun(path.toStdString(), 0);
+        if (!trace.ok()) {
+            std::fprintf(stderr, "analyze: %s\n", trace.message().c_str());
+            return 1;
+        }
+        a = profiler::analysis::analyzeRun(trace.value());
+    }
+    const double ms = msSince(t0);
+    std::int64_t compute = 0, idle = 0;
+    for (const auto& r : a.ranks) {
+        compute += r.compute_ns;
+        idle += r.idle_ns;
+    }
+    std::printf("analysis_ms=%.1f peak_kib=%ld ranks=%zu compute=%lld idle=%lld straggler=%d path_ns=%lld path_steps=%zu\n", ms,
+                peakResidentKiB() - rss0, a.ranks.size(), static_cast<long long>(compute), static_cast<long long>(idle),
+                a.straggler_rank, static_cast<long long>(a.critical_path.length_ns), a.critical_path.steps.size());
+    return 0;
+}
+
+std::map<QString, QString> runAnalyzeChild(const QString& how, const QString& path)
+{
+    QProcess p;
+    p.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--analyze"), how, path});
+    std::map<QString, QString> out;
+    if (!p.waitForFinished(1'800'000) || p.exitCode() != 0) {
+        std::fprintf(stderr, "analysis child %s failed: %s\n", qPrintable(how), p.readAllStandardError().constData());
+        return out;
+    }
+    for (const QString& kv : QString::fromUtf8(p.readAllStandardOutput()).simplified().split(' '))
+        out[kv.section('=', 0, 0)] = kv.section('=', 1);
+    return out;
+}
+
+// Analysis time and memory, streamed from the store against the run read whole (where that fits: up to 1 M
+// events) and against one plain pass over every event in SQL (the least any analysis that reads every event
+// costs), rounds interleaved. False when the two analyses disagree or one fails.
+bool analysisFigures(const QString& path, std::int64_t events, int rounds)
+{
+    std::vector<double> storedMs, wholeMs, scanMs;
+    std::map<QString, QString> stored, whole;
+    auto db = profiler::sql::Db::open(path.toStdString(), profiler::sql::Db::Mode::ReadOnly);
+    if (!db.ok())
+        return false;
+    for (int r = 0; r < rounds; ++r) {
+        stored = runAnalyzeChild(QStringLiteral("stored"), path);
+        if (stored.empty())
+            return false;
+        storedMs.push_back(stored["analysis_ms"].toDouble());
+        if (events <= 1'000'000) {
+            whole = runAnalyzeChild(QStringLiteral("whole"), path);
+            if (whole.empty())
+                return false;
+            wholeMs.push_back(whole["analysis_ms"].toDouble());
+        }
+        const auto s0 = Clock::now();
+        auto scan = db.value()->prepare("SELECT count(*), sum(end - start) FROM PACER_EVENTS WHERE run_id=(SELECT MAX(id) FROM runs)");
+        profiler::Status st;
+        if (!scan.ok() || !scan.value().step(&st))
+            return false;
+        scanMs.push_back(msSince(s0));
+    }
+    std::printf("  analysis, streamed from the store: %8.1f ms, peak memory +%.1f MiB (%.1f bytes/event)", median(storedMs),
+                stored["peak_kib"].toDouble() / 1024, stored["peak_kib"].toDouble() * 1024 / static_cast<double>(events));
+    if (!wholeMs.empty())
+        std::printf("   baseline: run read whole + analysed %8.1f ms, +%.1f MiB   %.1fx", median(wholeMs),
+                    whole["peak_kib"].toDouble() / 1024, median(wholeMs) / median(storedMs));
+    std::printf("\n  analysis against one SQL pass over every event (%.1f ms): %.1fx that pass\n", median(scanMs),
+                median(storedMs) / median(scanMs));
+    if (whole.empty())
+        return true;
+    for (const char* key : {"ranks", "compute", "idle", "straggler", "path_ns", "path_steps"})
+        if (stored[key] != whole[key]) {
+            std::fprintf(stderr, "analysis differs from the whole run's: %s %s against %s\n", key, qPrintable(stored[key]),
+                         qPrintable(whole[key]));
+            return false;
+        }
+    return true;
+}
+
+// Find by name in the project file (what the workbench does on a large run) against the baseline of scanning every
+// event's name for the text (a search that does not stop at the nearest match), rounds interleaved.
+bool findFigures(const QString& path, int rounds)
+{
+    QString error;
+    const auto run = gui::openLargeRun(path, 0, &error);
+    auto db = profiler::sql::Db::open(path.toStdString(), profiler::sql::Db::Mode::ReadOnly);
+    if (!run || !db.ok())
+        return false;
+    const auto [first, last] = spanOf(*run);
+    const std::int64_t mid = first + (last - first) / 2;
+    struct Case {
+        const char* what;
+        const char* text;
+        std::int64_t from;
+        bool forward;
+        bool found;
+    };
+    const Case cases[] = {{"next 'layer 7' from the middle", "layer 7", mid, true, true},
+                          {"previous 'allreduce' from the middle", "allreduce", mid, false, true},
+                          {"next 'checkpoint' (one event, at the end)", "checkpoint", first - 1, true, true},
+                          {"a name no event has", "no such name", mid, true, false}};
+    bool ok = true;
+    for (const Case& c : cases) {
+        std::vector<double> findMs, scanMs;
+        for (int r = 0; r < rounds; ++r) {
+            const auto f0 = Clock::now();
+            const auto found = gui::findInLargeRun(*run, QString::fromUtf8(c.text), c.from, c.forward, &error);
+            findMs.push_back(msSince(f0));
+            if (found.has_value() != c.found || !error.isEmpty())
+                ok = false;
+            const auto s0 = Clock::now();
+            auto scan = db.value()->prepare(
+                "SELECT count(*) FROM PACER_EVENTS WHERE run_id=(SELECT MAX(id) FROM runs) AND nameId IN "
+                "(SELECT id FROM StringIds WHERE value LIKE ?1)");
+            profiler::Status st;
+            if (!scan.ok() || !scan.value().bind(1, std::string("%") + c.text + "%").step(&st))
+                return false;
+            scanMs.push_back(msSince(s0));
+        }
+        std::printf("  find %-42s %8.2f ms   baseline (every name scanned) %8.1f ms   %.0fx\n", c.what, median(findMs),
+                    median(scanMs), median(scanMs) / std::max(median(findMs), 1e-3));
+    }
+    return ok;
+}
+
 int main(int argc, char** argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication app(argc, argv);
     if (argc == 5 && std::strcmp(argv[1], "--open") == 0)
         return openChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]), std::atoll(argv[4]));
+    if (argc == 4 && std::strcmp(argv[1], "--write") == 0)  // a project to look at in the workbench or the CLI
+        return writeProject(QString::fromLocal8Bit(argv[2]), std::atoll(argv[3])) ? 0 : 1;
+    if (argc == 5 && std::strcmp(argv[1], "--queries") == 0) {  // analysis and find on a project written before
+        const QString path = QString::fromLocal8Bit(argv[2]);
+        const std::int64_t n = std::atoll(argv[3]);
+        const int rounds = std::atoi(argv[4]);
+        return analysisFigures(path, n, rounds) && findFigures(path, rounds) ? 0 : 1;
+    }
+    if (argc == 4 && std::strcmp(argv[1], "--analyze") == 0)
+        return analyzeChild(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     const std::vector<std::int64_t> sizes = quick ? std::vector<std::int64_t>{100'000}
                                                   : std::vector<std::int64_t>{1'000'000, 10'000'000};
@@ -424,6 +617,10 @@ int main(int argc, char** argv)
         if (large.outItems == 0 || large.midItems == 0)
             ok = false;
         if (!rangeTable(path, quick ? 1 : 5))
+            ok = false;
+        if (!analysisFigures(path, n, quick ? 1 : 3))
+            ok = false;
+        if (!findFigures(path, quick ? 1 : 5))
             ok = false;
     }
     std::printf("\nGoals: open <= 2000 ms, a frame <= 16 ms, well under 100 bytes/event.\n");

@@ -7,6 +7,9 @@
 #include "app/gui/models/sweep_model.h"
 #include "tests/app/compare_fixture.h"
 
+#include "profiler/schema.h"
+#include "profiler/sqlite_db.h"
+
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -95,6 +98,7 @@ private slots:
     void newestPinWins() {
         CompareSession session;
         session.setProject(m_project);
+        session.clear();  // the pins the test above left in the project
         std::vector<quint64> delivered;
         connect(&session, &CompareSession::computed, this, [&](const CompareOutcome& o) { delivered.push_back(o.generation); });
         for (const char* policy : {"fifo", "ddp", "pace", "bytescheduler", "manual", "horovod"}) {
@@ -111,9 +115,105 @@ private slots:
         QVERIFY(std::is_sorted(delivered.begin(), delivered.end()));
         QVERIFY2(delivered.size() < 7, "every superseded comparison was computed");
         QCOMPARE(session.latest().comparison->rows.size(), std::size_t(6));
-        // Another project clears the pins.
+        // Another project replaces the pins with its own (none: the file is not there).
         session.setProject(m_dir.filePath("other.pacer"));
         QVERIFY(session.items().empty());
+    }
+
+    // Pins and the baseline are kept in the project: a session that opens it again has them back, compares them,
+    // and keeps following what the user does (an unpin before the baseline keeps the baseline on its item).
+    void pinsAndBaselineComeBackWithTheProject() {
+        const QString project = m_dir.filePath("pins.pacer");
+        const std::string error = testing::writeCompareProject(
+            project.toStdString(), {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
+        QVERIFY2(error.empty(), error.c_str());
+        app::CompareItem schedule;
+        schedule.label = "pace:64KiB on 1 at 10 Gb/s";
+        schedule.runId = 1;
+        schedule.config.name = "pace";
+        schedule.config.segment_bytes = 64 << 10;
+        schedule.whatIf.link_gbps = 10;
+        {
+            CompareSession session;
+            QSignalSpy problems(&session, &CompareSession::pinsProblem);
+            session.setProject(project);
+            QVERIFY(session.items().empty());
+            session.pinRun(2);
+            session.pinSchedule(schedule);
+            auto saved = profiler::listSchedules(project.toStdString());
+            QVERIFY(saved.ok() && saved.value().size() == 1);
+            QVERIFY(session.pinSavedSchedule(saved.value()[0]).ok());
+            session.setBaseline(2);
+            QVERIFY(waitDone(session));
+            QCOMPARE(problems.count(), 0);
+        }
+        CompareSession reopened;
+        reopened.setProject(project);
+        QCOMPARE(reopened.items().size(), std::size_t(3));
+        QCOMPARE(reopened.baseline(), 2);
+        const auto& items = reopened.items();
+        QCOMPARE(items[0].kind, app::CompareItem::Kind::Run);
+        QCOMPARE(items[0].runId, std::int64_t(2));
+        QCOMPARE(items[1].kind, app::CompareItem::Kind::Schedule);
+        QCOMPARE(items[1].label, schedule.label);
+        QCOMPARE(items[1].runId, std::int64_t(1));
+        QCOMPARE(items[1].config.segment_bytes, schedule.config.segment_bytes);
+        QCOMPARE(items[1].whatIf.link_gbps, 10.0);
+        QCOMPARE(items[2].label, std::string("fine"));
+        QCOMPARE(items[2].config.segment_bytes, std::size_t(4096));
+        QVERIFY(waitDone(reopened));
+        QVERIFY2(reopened.latest().error.isEmpty(), qPrintable(reopened.latest().error));
+        QCOMPARE(reopened.latest().comparison->rows.size(), std::size_t(3));
+
+        reopened.unpin(0);
+        QCOMPARE(reopened.baseline(), 1);
+        CompareSession third;
+        third.setProject(project);
+        QCOMPARE(third.items().size(), std::size_t(2));
+        QCOMPARE(third.baseline(), 1);
+        QCOMPARE(third.items()[1].label, std::string("fine"));
+    }
+
+    // Pins this build cannot read (a newer file, a kind it does not know, settings it cannot parse): the session
+    // says why, starts without them, and pinning afterwards does not overwrite what the file holds.
+    void unreadablePinsAreReportedAndKept_data() {
+        QTest::addColumn<QString>("sql");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("newer schema") << QString("PRAGMA user_version=%1").arg(profiler::kSchemaVersion + 1) << "newer Pacer";
+        QTest::newRow("unknown kind") << "INSERT INTO compare_pins VALUES(0, 'heatmap', 'x', 1, '{}', 1)"
+                                      << "unknown kind 'heatmap'";
+        QTest::newRow("bad settings") << "INSERT INTO compare_pins VALUES(0, 'schedule', 'x', 1, '{\"policy\": 7}', 1)"
+                                      << "compare pin 'x'";
+    }
+    void unreadablePinsAreReportedAndKept() {
+        QFETCH(QString, sql);
+        QFETCH(QString, expected);
+        const QString project = m_dir.filePath(QString("unreadable-%1.pacer").arg(QTest::currentDataTag()).replace(' ', '-'));
+        const std::string error = testing::writeCompareProject(
+            project.toStdString(), {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
+        QVERIFY2(error.empty(), error.c_str());
+        {
+            auto db = profiler::sql::Db::open(project.toStdString(), profiler::sql::Db::Mode::ReadWrite);
+            QVERIFY(db.ok());
+            QVERIFY((*db)->exec(sql.toStdString()).ok());
+        }
+        const auto read = [&] {
+            auto db = profiler::sql::Db::open(project.toStdString(), profiler::sql::Db::Mode::ReadOnly);
+            auto st = (*db)->prepare("SELECT COUNT(*) || ':' || IFNULL(group_concat(kind || label), '') FROM compare_pins");
+            profiler::Status s;
+            return st.ok() && st->step(&s) ? st->text(0) : std::string("unreadable");
+        };
+        const std::string before = read();
+        CompareSession session;
+        QSignalSpy problems(&session, &CompareSession::pinsProblem);
+        session.setProject(project);
+        QCOMPARE(problems.count(), 1);
+        const QString why = problems.at(0).at(0).toString();
+        QVERIFY2(why.contains(expected) && why.contains("left in the file"), qPrintable(why));
+        QVERIFY(session.items().empty());
+        session.pinRun(1);
+        QCOMPARE(session.items().size(), std::size_t(1));
+        QCOMPARE(read(), before);
     }
 
     void stackedRowsAlignAtAnIterationStart() {

@@ -137,6 +137,26 @@ private slots:
         QVERIFY(editor->settings().config.segment_bytes != bytes);
     }
 
+    // What was pinned above, and the baseline chosen last (row 2), are back in a window that opens the project
+    // again, compared and shown as they were.
+    void pinsComeBackWhenTheProjectIsReopened() {
+        m_window->compareDock()->baselineBox()->setCurrentIndex(1);
+        m_window.reset();
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        window.openProject(m_project);
+        CompareDock* dock = window.compareDock();
+        QTRY_VERIFY_WITH_TIMEOUT(!dock->session()->isBusy() && dock->model()->rowCount() == 3, 30000);
+        QCOMPARE(dock->model()->baseline(), 1);
+        QCOMPARE(dock->baselineBox()->currentIndex(), 1);
+        QCOMPARE(dock->model()->index(1, CompareModel::Change).data().toString(), QString("baseline"));
+        QStringList labels;
+        for (int r = 0; r < 3; ++r) labels << dock->model()->index(r, CompareModel::Item).data().toString();
+        QVERIFY2(labels[0].contains("1") && labels[1].contains("2") && labels[2].contains("fine"),
+                 qPrintable(labels.join(", ")));
+    }
+
     void cleanupTestCase() { m_window.reset(); }
 
 private:

@@ -267,6 +267,46 @@ private slots:
         QCOMPARE(whole.trace->events.size(), m_trace->events.size());
     }
 
+    // Find by name in the project file gives the event the whole run's in-memory search gives, both ways, from
+    // anywhere (wrapping around), and nothing for a name no event has (LIKE's wildcards match only themselves).
+    void storedFindMatchesWholeRun_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("forward");
+        QTest::addColumn<int>("fromPercent");  // where the search starts, in percent of the run's span
+        QTest::newRow("next, any case, from the start") << "FC3 BACK" << true << 0;
+        QTest::newRow("next from the middle") << "fc2 backward" << true << 50;
+        QTest::newRow("previous from the middle") << "fc2 backward" << false << 50;
+        QTest::newRow("next wraps around at the end") << "fc4" << true << 100;
+        QTest::newRow("previous wraps around at the start") << "allreduce fc1" << false << 0;
+        QTest::newRow("a comm piece, backward from the end") << "piece" << false << 100;
+        QTest::newRow("no such name") << "no such layer" << true << 30;
+        QTest::newRow("wildcards are literal") << "fc%back" << true << 0;
+        QTest::newRow("underscore is literal") << "fc_" << true << 0;
+    }
+    void storedFindMatchesWholeRun()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, forward);
+        QFETCH(int, fromPercent);
+        TimelineModel whole;
+        whole.setTrace(m_trace);
+        const auto run = open({});
+        QVERIFY(run);
+        const std::int64_t from = whole.startTime() + (whole.endTime() - whole.startTime()) * fromPercent / 100;
+        const int expected = whole.find(text, from, forward);
+        QString error;
+        const auto found = findInLargeRun(*run, text, from, forward, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(found.has_value(), expected >= 0);
+        if (!found)
+            return;
+        const profiler::TraceEvent& e = m_trace->events[static_cast<std::size_t>(expected)];
+        QCOMPARE(found->start, e.start);
+        QCOMPARE(found->track, e.track);
+        QCOMPARE(found->name, e.name);
+    }
+
     void missingProjectIsAnError()
     {
         QString error;

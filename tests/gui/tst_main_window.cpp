@@ -6,7 +6,9 @@
 #include "app/gui/models/range_stats_model.h"
 #include "app/gui/range_stats_panel.h"
 #include "app/gui/models/zoom_state.h"
+#include "app/gui/timeline_finder.h"
 #include "app/gui/timeline_view.h"
+#include "app/gui/models/project_loader.h"
 #include "tests/gui/trace_fixture.h"
 #include "tests/profiler/analysis_fixture.h"
 #include "app/gui/analysis_panel.h"
@@ -273,6 +275,52 @@ private slots:
         find->setText(QStringLiteral("no such layer"));
         QTest::keyClick(find, Qt::Key_Return);
         QCOMPARE(view()->selectedEvent(), second);  // nothing found: nothing changes
+        QVERIFY(!find->toolTip().isEmpty());
+    }
+
+    // A run too large to hold (opened by the loader's threshold, lowered so that the test stays small) is searched
+    // in its project file: Enter goes to the next match, Shift+Enter to the previous, and the match is selected
+    // once the window that holds it has been read.
+    void findByNameOnALargeRun()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("large.pacer"));
+        auto trace = test::makeTwoRankTrace(40);
+        QVERIFY(pacer::profiler::writeRun(path.toStdString(), *trace, pacer::profiler::RunInfo{}).ok());
+        LargeRunLimits limits;
+        limits.wholeRunEvents = 100;
+        const ProjectSnapshot snapshot = readProjectSnapshot(path, 0, limits);
+        QVERIFY(snapshot.index && snapshot.index->large);
+        m_window->showRun(snapshot.index, snapshot.overview);
+        QVERIFY(view()->model()->isLarge());
+        auto* finder = view()->findChild<TimelineFinder*>();
+        auto* find = m_window->findChild<QLineEdit*>(QStringLiteral("findField"));
+        QVERIFY(finder && find);
+        QSignalSpy finished(finder, &TimelineFinder::finished);
+        auto findAndWait = [&](Qt::KeyboardModifiers modifiers) {
+            finished.clear();
+            QTest::keyClick(find, Qt::Key_Return, modifiers);
+            QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10000);
+        };
+        find->setText(QStringLiteral("FC3 BACK"));
+        findAndWait(Qt::NoModifier);
+        QVERIFY(finished.at(0).at(0).toBool());
+        const pacer::profiler::TraceEvent first = *finder->match();
+        QCOMPARE(first.name, std::string("fc3 backward"));
+        QVERIFY(view()->zoom()->visibleStart() <= first.start && first.end <= view()->zoom()->visibleEnd());
+        QTRY_VERIFY_WITH_TIMEOUT(view()->selectedEvent() >= 0, 10000);  // a window holding it arrived
+        QCOMPARE(view()->model()->eventName(view()->selectedEvent()), QStringLiteral("fc3 backward"));
+
+        findAndWait(Qt::NoModifier);  // the next one, later
+        const pacer::profiler::TraceEvent second = *finder->match();
+        QVERIFY(second.start > first.start);
+        findAndWait(Qt::ShiftModifier);  // and back
+        QCOMPARE(finder->match()->start, first.start);
+
+        find->setText(QStringLiteral("no such layer"));
+        findAndWait(Qt::NoModifier);
+        QVERIFY(!finished.at(0).at(0).toBool());
+        QCOMPARE(finder->match()->start, first.start);  // nothing found: nothing changes
         QVERIFY(!find->toolTip().isEmpty());
     }
 

@@ -1,4 +1,5 @@
-// A hand-timed two-rank iteration (times in µs, stored as ns) whose HTA figures are worked out by hand below,
+// A hand-timed two-rank iteration (times in µs, stored as ns) whose HTA figures are worked out by hand below, and a
+// generated run of many iterations (syntheticRun) for comparing two ways of computing the figures;
 // shared by the analysis library's test and pacer-cli analyze's.
 //
 //            compute track                                     comm track
@@ -17,6 +18,10 @@
 #pragma once
 
 #include "profiler/trace_model.h"
+
+#include <algorithm>
+#include <random>
+#include <string>
 
 namespace pacer::profiler::testing {
 
@@ -53,6 +58,68 @@ inline RunTrace handTimedIteration() {
         add(EventKind::Optimizer, c, rank == 0 ? 80 : 90, rank == 0 ? 90 : 100, "sgd fc1.weight", 0, 0);
         add(EventKind::AllReduce, m, rank == 0 ? 45 : 50, rank == 0 ? 70 : 68, "allreduce fc2.weight[0]", 1, 1);
         add(EventKind::AllReduce, m, rank == 0 ? 70 : 75, rank == 0 ? 85 : 88, "allreduce fc1.weight[0]", 0, 0);
+    }
+    return t;
+}
+
+// Ranks with a compute track (forward, backward, waits, optimizer steps), a comm track (one all-reduce per tensor,
+// late by a random amount), and on GPU ranks a stream of kernels (NCCL's among them) and copies; iteration markers
+// when asked for. Times overlap across tracks and repeat, so that the unions, the straggler and ties are exercised.
+inline RunTrace syntheticRun(int ranks, int iterations, bool gpu, bool markers, unsigned seed) {
+    RunTrace t;
+    t.label = "synthetic";
+    t.ranks = ranks;
+    t.iterations = iterations;
+    constexpr int kLayers = 4;
+    for (int l = 0; l < kLayers; ++l) t.tensors.push_back({l, "layer" + std::to_string(l) + ".weight", l, 100});
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<std::int64_t> dur(1, 40), jitter(0, 15);
+    for (int r = 0; r < ranks; ++r) {
+        const int c = 3 * r, m = 3 * r + 1, g = 3 * r + 2;
+        t.tracks.push_back({c, r, TrackKind::Compute, "rank compute"});
+        t.tracks.push_back({m, r, TrackKind::Comm, "rank comm"});
+        if (gpu) t.tracks.push_back({g, r, TrackKind::CudaStream, "rank stream"});
+        auto add = [&t](EventKind kind, int track, std::int64_t start, std::int64_t end, std::string name, int it, int layer = -1,
+                        int tensor = -1) {
+            TraceEvent e;
+            e.kind = kind;
+            e.track = track;
+            e.start = start * 1000;
+            e.end = end * 1000;
+            e.iteration = it;
+            e.layer = layer;
+            e.tensor = tensor;
+            e.name = std::move(name);
+            t.events.push_back(std::move(e));
+        };
+        std::int64_t now = 0, link = 0;
+        for (int it = 0; it < iterations; ++it) {
+            const std::int64_t begin = now;
+            for (int l = 0; l < kLayers; ++l) {
+                const std::int64_t d = dur(rng);
+                add(EventKind::Forward, c, now, now + d, "fc" + std::to_string(l), it, l);
+                if (gpu) add(EventKind::Kernel, g, now + 1, now + d, "gemm", it);
+                now += d;
+            }
+            for (int l = kLayers - 1; l >= 0; --l) {
+                const std::int64_t d = dur(rng);
+                add(EventKind::Backward, c, now, now + d, "fc" + std::to_string(l) + " backward", it, l);
+                now += d;
+                link = std::max(link, now) + jitter(rng);
+                const std::int64_t ar = dur(rng);
+                add(EventKind::AllReduce, m, link, link + ar, "allreduce", it, -1, l);
+                if (gpu) add(EventKind::Kernel, g, link, link + ar, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", it);
+                link += ar;
+            }
+            if (link > now) {
+                add(EventKind::Wait, c, now, link, "wait", it);
+                now = link;
+            }
+            add(EventKind::Optimizer, c, now, now + 5, "sgd", it, 0, 0);
+            if (gpu) add(EventKind::Memcpy, g, now, now + 3, "HtoD", it);
+            now += 5 + jitter(rng);
+            if (markers) add(EventKind::Iteration, c, begin, now, "iteration " + std::to_string(it), it);
+        }
     }
     return t;
 }

@@ -1,11 +1,63 @@
-// The HTA-style analysis on a hand-timed iteration (analysis_fixture.h works every figure out by hand).
+// The HTA-style analysis on a hand-timed iteration (analysis_fixture.h works every figure out by hand), and the
+// same figures streamed from a project file (analyzeStored) as computed over the trace in memory.
 #include <QtTest>
+
+#include <QTemporaryDir>
 
 #include "analysis_fixture.h"
 #include "profiler/analysis/trace_analysis.h"
+#include "profiler/project.h"
+#include "profiler/run_reader.h"
 
 using namespace pacer::profiler;
 using namespace pacer::profiler::analysis;
+
+Q_DECLARE_METATYPE(pacer::profiler::RunTrace)
+
+namespace {
+
+void compareAnalyses(const RunAnalysis& a, const RunAnalysis& b) {
+    QCOMPARE(a.ranks.size(), b.ranks.size());
+    for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+        const RankBreakdown &x = a.ranks[i], &y = b.ranks[i];
+        QCOMPARE(x.rank, y.rank);
+        QCOMPARE(x.span_ns, y.span_ns);
+        QCOMPARE(x.compute_ns, y.compute_ns);
+        QCOMPARE(x.exposed_comm_ns, y.exposed_comm_ns);
+        QCOMPARE(x.idle_ns, y.idle_ns);
+        QCOMPARE(x.comm_ns, y.comm_ns);
+        QCOMPARE(x.overlap_ns, y.overlap_ns);
+        QCOMPARE(x.last_starts, y.last_starts);
+        QCOMPARE(x.mean_lateness_ns, y.mean_lateness_ns);
+    }
+    QCOMPARE(a.names.size(), b.names.size());
+    for (std::size_t i = 0; i < a.names.size(); ++i) {
+        QCOMPARE(a.names[i].name, b.names[i].name);
+        QCOMPARE(a.names[i].communication, b.names[i].communication);
+        QCOMPARE(a.names[i].count, b.names[i].count);
+        QCOMPARE(a.names[i].total_ns, b.names[i].total_ns);
+        QCOMPARE(a.names[i].min_ns, b.names[i].min_ns);
+        QCOMPARE(a.names[i].max_ns, b.names[i].max_ns);
+    }
+    QCOMPARE(a.matched_collectives, b.matched_collectives);
+    QCOMPARE(a.straggler_rank, b.straggler_rank);
+    const CriticalPath &p = a.critical_path, &q = b.critical_path;
+    QCOMPARE(p.iteration, q.iteration);
+    QCOMPARE(p.rank, q.rank);
+    QCOMPARE(p.length_ns, q.length_ns);
+    QCOMPARE(p.compute_ns, q.compute_ns);
+    QCOMPARE(p.comm_ns, q.comm_ns);
+    QCOMPARE(p.steps.size(), q.steps.size());
+    for (std::size_t i = 0; i < p.steps.size(); ++i) {
+        QCOMPARE(p.steps[i].track, q.steps[i].track);
+        QCOMPARE(p.steps[i].kind, q.steps[i].kind);
+        QCOMPARE(p.steps[i].name, q.steps[i].name);
+        QCOMPARE(p.steps[i].start, q.steps[i].start);
+        QCOMPARE(p.steps[i].end, q.steps[i].end);
+    }
+}
+
+}  // namespace
 
 class TestAnalysis : public QObject {
     Q_OBJECT
@@ -100,6 +152,33 @@ private slots:
         QCOMPARE(a.ranks.size(), b.ranks.size());
         QCOMPARE(a.straggler_rank, b.straggler_rank);
         for (std::size_t r = 0; r < a.ranks.size(); ++r) QCOMPARE(a.ranks[r].last_starts, b.ranks[r].last_starts);
+    }
+
+    // The store's path (each rank streamed in start order from the project file) against the trace in memory.
+    void storedEqualsInMemory_data() {
+        QTest::addColumn<RunTrace>("run");
+        QTest::addColumn<int>("iteration");
+        QTest::newRow("hand-timed") << testing::handTimedIteration() << -1;
+        QTest::newRow("4 CPU ranks, 6 iterations") << testing::syntheticRun(4, 6, false, true, 1) << -1;
+        QTest::newRow("2 GPU ranks (kernels, copies)") << testing::syntheticRun(2, 5, true, true, 2) << -1;
+        QTest::newRow("no iteration markers") << testing::syntheticRun(3, 4, false, false, 3) << -1;
+        QTest::newRow("one rank, iteration 2 asked for") << testing::syntheticRun(1, 4, true, true, 4) << 2;
+    }
+    void storedEqualsInMemory() {
+        QFETCH(RunTrace, run);
+        QFETCH(int, iteration);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.pacer").toStdString();
+        const auto id = writeRun(path, run, RunInfo{});
+        QVERIFY2(id.ok(), id.message().c_str());
+        auto reader = RunReader::open(path, 0);
+        QVERIFY(reader.ok());
+        const auto stored = analyzeStored(*reader.value(), iteration);
+        QVERIFY2(stored.ok(), stored.message().c_str());
+        const RunAnalysis inMemory = analyzeRun(run, iteration);
+        QVERIFY(!inMemory.ranks.empty());
+        QVERIFY(inMemory.critical_path.steps.size() > 1);
+        compareAnalyses(stored.value(), inMemory);
     }
 
     void emptyRunHasNoFigures() {

@@ -1,9 +1,11 @@
 // pacer-cli analyze: HTA-style figures of a stored run (captured, imported or replayed), computed by
-// profiler/analysis so that the GUI's analysis shows the same numbers.
+// profiler/analysis from the store a rank at a time (analyzeStored), the path the GUI takes for a large run, so
+// that a run of any size is analysed in bounded memory and the GUI's analysis shows the same numbers.
 #include "app/cli/commands/commands.h"
 
 #include "profiler/analysis/trace_analysis.h"
 #include "profiler/project.h"
+#include "profiler/run_reader.h"
 
 #include <cstdio>
 
@@ -45,16 +47,19 @@ int runAnalyze(const Args& args) {
     const std::int64_t runId = args.integer("run", 1, 1 << 30).value_or(0);
     const int iteration = args.integer("iteration", 0, 1 << 30).value_or(-1);
     if (auto st = profiler::checkProject(project); !st.ok()) throw usageError(st.message());
-    auto trace = profiler::readRun(project, runId);
-    if (!trace.ok()) throw usageError(trace.status().message());
-    const auto a = profiler::analysis::analyzeRun(trace.value(), iteration);
+    auto reader = profiler::RunReader::open(project, runId);
+    if (!reader.ok()) throw usageError(reader.status().message());
+    auto analysis = profiler::analysis::analyzeStored(*reader.value(), iteration);
+    if (!analysis.ok()) throw usageError(analysis.status().message());  // an unreadable project is bad input
+    const auto& a = analysis.value();
+    const std::int64_t shownRun = reader.value()->runId();
     if (iteration >= 0 && a.critical_path.iteration != iteration)
-        throw usageError("run " + std::to_string(trace->run_id) + " has no iteration " + std::to_string(iteration));
+        throw usageError("run " + std::to_string(shownRun) + " has no iteration " + std::to_string(iteration));
     if (args.flag("json")) {
-        printJson(toJson(a, trace->run_id));
+        printJson(toJson(a, shownRun));
         return 0;
     }
-    std::printf("run %lld: time per rank (HTA temporal breakdown)\n", static_cast<long long>(trace->run_id));
+    std::printf("run %lld: time per rank (HTA temporal breakdown)\n", static_cast<long long>(shownRun));
     std::printf("%5s %11s %11s %14s %11s %9s %11s %13s\n", "rank", "span ms", "compute ms", "exposed comm", "idle ms",
                 "overlap", "last start", "late mean us");
     for (const auto& r : a.ranks)

@@ -2,6 +2,10 @@
 // off the GUI thread whenever the pins change: app::compare (the CLI's own) reads each run once and keeps it,
 // replays every schedule on its run, and the rows' lanes are stacked on one axis (stackedTrace) and indexed for
 // the timeline on the same worker thread. Newest wins: pinning three items in a row computes at most two.
+//
+// The pins and the baseline live in the project (profiler::saveComparePins, one transaction per change) and come
+// back when the project is opened again. Pins the project holds but this build cannot read are left in the file
+// untouched: the session reports why and, for that project, stops writing pins rather than overwrite them.
 #pragma once
 
 #include "app/common/comparison.h"
@@ -29,7 +33,7 @@ class CompareSession : public QObject {
 public:
     explicit CompareSession(QObject* parent = nullptr);
 
-    // Another project clears the pins; the same one keeps them.
+    // Another project replaces the pins with those it keeps; the same one keeps them.
     void setProject(const QString& path);
     QString project() const { return m_project; }
     // A run the GUI has already read (the shown run): pinning it does not read the project again.
@@ -43,6 +47,11 @@ public:
     void unpin(int row);
     void clear();
     const std::vector<app::CompareItem>& items() const { return m_items; }
+    // The row differences are taken against (an index into items()).
+    void setBaseline(int row);
+    int baseline() const { return m_baseline; }
+    // Why the pins are not restored or kept ("" when they are); the last pinsProblem.
+    QString pinsProblemText() const { return m_problem; }
 
     bool isBusy() const { return m_jobs.isBusy(); }
     quint64 generation() const { return m_jobs.generation(); }
@@ -51,12 +60,20 @@ public:
 
 signals:
     void computed(const pacer::gui::CompareOutcome& outcome);
+    // The pins could not be restored from, or kept in, the project; why.
+    void pinsProblem(const QString& message);
 
 private:
     void recompute();
+    void restorePins();
+    void persistPins();
+    void reportProblem(const QString& message);
 
     QString m_project;
     std::vector<app::CompareItem> m_items;
+    int m_baseline = 0;
+    QString m_problem;
+    bool m_persist = false;  // false: no project, or its stored pins could not be read (left as they are)
     // Read runs of this project; touched only by the jobs, which run one at a time.
     std::shared_ptr<app::ProjectInputs> m_inputs;
     std::vector<std::shared_ptr<const app::ReplayInput>> m_offered;

@@ -248,4 +248,24 @@ std::shared_ptr<const TimelineIndex> readLargeRunWindow(const TimelineIndex& ind
     return next;
 }
 
+std::optional<profiler::TraceEvent> findInLargeRun(const LargeRun& run, const QString& text, std::int64_t from, bool forward,
+                                                   QString* error)
+{
+    auto reader = profiler::RunReader::open(run.path.toStdString(), run.runId);
+    if (!reader.ok()) {
+        *error = QString::fromStdString(reader.status().message());
+        return std::nullopt;
+    }
+    std::vector<int> tracks;
+    for (const profiler::TrackExtent& x : run.outline.extents)
+        if (x.events > 0)
+            tracks.push_back(x.track);
+    auto found = reader.value()->findByName(tracks, text.toStdString(), from, forward);
+    if (!found.ok()) {
+        *error = QString::fromStdString(found.status().message());
+        return std::nullopt;
+    }
+    return std::move(found).value();
+}
+
 }  // namespace pacer::gui

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace pacer::gui {
@@ -70,5 +71,11 @@ bool planWindow(const TimelineIndex& index, std::int64_t t0, std::int64_t t1, do
 // Reads a planned window (any thread) and returns the index that shows it; nullptr and *error on failure.
 std::shared_ptr<const TimelineIndex> readLargeRunWindow(const TimelineIndex& index, const LargeRunWindow& plan,
                                                         QString* error);
+
+// The event whose name contains `text` (ASCII letters in any case) that starts first after `from` (forward) or last
+// before it, wrapping around, searched in the project file (any thread): the name table first, then each track's
+// index from `from` to the nearest match. std::nullopt when none; also with *error set when the file cannot be read.
+std::optional<profiler::TraceEvent> findInLargeRun(const LargeRun& run, const QString& text, std::int64_t from, bool forward,
+                                                   QString* error);
 
 }  // namespace pacer::gui

@@ -474,7 +474,7 @@ bool TimelineModel::holdsEventsOf(std::int64_t t0, std::int64_t t1) const
     return true;
 }
 
-int TimelineModel::findNext(const QString& text, std::int64_t after) const
+int TimelineModel::find(const QString& text, std::int64_t from, bool forward) const
 {
     if (!m_index->trace || text.isEmpty())
         return -1;
@@ -485,19 +485,21 @@ int TimelineModel::findNext(const QString& text, std::int64_t after) const
     if (!any)
         return -1;
     const auto& events = m_index->trace->events;
-    int best = -1, first = -1;
+    auto startOf = [&](int e) { return events[static_cast<std::size_t>(e)].start; };
+    // In search order: a is nearer than b.
+    auto before = [&](int a, int b) { return forward ? startOf(a) < startOf(b) : startOf(a) > startOf(b); };
+    int best = -1, wrapped = -1;
     for (const Lane& lane : m_index->lanes) {
         for (const int e : lane.events) {
             if (!matches[static_cast<std::size_t>(m_index->nameOfEvent[static_cast<std::size_t>(e)])])
                 continue;
-            const std::int64_t start = events[static_cast<std::size_t>(e)].start;
-            if (first < 0 || start < events[static_cast<std::size_t>(first)].start)
-                first = e;
-            if (start > after && (best < 0 || start < events[static_cast<std::size_t>(best)].start))
+            if (wrapped < 0 || before(e, wrapped))
+                wrapped = e;
+            if ((forward ? startOf(e) > from : startOf(e) < from) && (best < 0 || before(e, best)))
                 best = e;
         }
     }
-    return best >= 0 ? best : first;
+    return best >= 0 ? best : wrapped;
 }
 
 int TimelineModel::eventAt(int laneIndex, std::int64_t t, std::int64_t slackNs) const

@@ -149,9 +149,10 @@ public:
     // Whether every event overlapping [t0, t1) is in trace(): always for a run held whole; for a large run when
     // its window holds the events of a range that covers it.
     bool holdsEventsOf(std::int64_t t0, std::int64_t t1) const;
-    // The first event on a lane, by start after `after`, whose name contains text (case-insensitive); wraps
-    // around to the earliest; -1 when none (a large run searches the events it holds).
-    int findNext(const QString& text, std::int64_t after) const;
+    // The first event on a lane, by start after `from` (forward) or the last before it, whose name contains text
+    // (case-insensitive); wraps around to the earliest (latest); -1 when none. A large run's model searches the
+    // events its window holds: the project file is searched by findInLargeRun (large_run.h).
+    int find(const QString& text, std::int64_t from, bool forward) const;
 
     // The event (index into trace().events) of the lane covering time t, or within slackNs of it; -1 if none.
     int eventAt(int lane, std::int64_t t, std::int64_t slackNs) const;

@@ -95,9 +95,10 @@ public:
         if (options_.size == 1 || bytes == 0) return failed_ ? failure() : Status::success();
         return run("broadcast", bytes, [&](auto start) { return link_.reserveBroadcast(start, bytes); }, [&] {
             gloo::BroadcastOptions opts(contexts_[0]);  // channel 0: broadcasts are the runtime's own, never concurrent
-            auto* bytesPtr = static_cast<char*>(data);
-            if (options_.rank == root) opts.setInput(bytesPtr, bytes);
-            opts.setOutput(bytesPtr, bytes);
+            // In place on every rank, the root included: given an input, even the same memory as the output, Gloo
+            // copies it onto the output while its event-loop thread may still be writing it to a peer's socket (a
+            // data race that ThreadSanitizer reports on every broadcast).
+            opts.setOutput(static_cast<char*>(data), bytes);
             opts.setRoot(root);
             opts.setTag(tags_[0]++);
             opts.setTimeout(options_.timeout);

@@ -124,6 +124,9 @@ Result<TunedPace> tunePace(const Workload& workload, const CostModel& cost, cons
     if (whatIf.channels > 0) {
         r.channels_fixed = true;
         r.channels = whatIf.channels;
+        // Asking what several channels would do is asking for plan order, whatever order the source run used
+        // (replaying a dynamic-order run with --channels 2 found no order to run and failed).
+        if (whatIf.channels > 1) r.order_fixed = r.plan_order = true;
     }
     const std::vector<Candidate> options = candidates(r);
     if (options.empty()) return Status::error("no order can run " + std::to_string(r.channels) + " channels");

@@ -85,6 +85,19 @@ private slots:
         QCOMPARE(tuned.value().workload.channels, 2);
     }
 
+    // A what-if of two channels on a run made in dynamic order: the channels bring plan order with them.
+    void channelsWhatIfOverridesTheRunsOrder() {
+        TuneRequest request = paceDefaults(true);
+        request.order_fixed = true;
+        request.plan_order = false;
+        WhatIf whatIf;
+        whatIf.channels = 2;
+        auto tuned = tunePace(workloadOf("synthetic"), link(1000, 2.5), request, whatIf);
+        QVERIFY2(tuned.ok(), tuned.status().message().c_str());
+        QVERIFY(tuned.value().plan_order);
+        QCOMPARE(tuned.value().channels, 2);
+    }
+
     void onlyPaceTunesItself() {
         TuneRequest request = paceDefaults(true);
         request.policy.name = "ddp";

@@ -16,6 +16,7 @@
 
 #include "engine/tensor.h"
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,19 @@ public:
     virtual Nanos wakeTime() const { return kNever; }
     // DDP keeps its optimizer barrier: no parameter is updated before every tensor is reduced.
     virtual bool updateWaitsForAll() const { return false; }
+
+    // The simulator's shortcut over runs of segments (SimOptions::segment_runs), which keeps a replay's cost from
+    // growing with the number of segments. Right after next() returned a unit of one piece: how many more units
+    // next() would return, one per call, each the following piece of the same tensor of the same size (the
+    // tensor's last one may be shorter), provided nothing is heard in between but those units' own onUnitDone.
+    // 0 = it cannot say (the default): the simulator then asks next() for every unit.
+    virtual std::size_t unitsFollowing() const { return 0; }
+    // Takes `count` (1..unitsFollowing()) of them at once, as `count` calls of next() would, and returns the one
+    // piece they span (its segment is the first one's).
+    virtual Piece takeUnitsFollowing(std::size_t count) {
+        (void)count;
+        return {};
+    }
 };
 
 }  // namespace pacer::engine

@@ -18,17 +18,18 @@ void UnitLedger::beginIteration() {
 void UnitLedger::heard(int tensor) { heard_[static_cast<std::size_t>(tensor)] = true; }
 
 Status UnitLedger::admit(std::string_view policy, const CommUnit& unit) {
-    const std::string who = "policy '" + std::string(policy) + "'";
-    if (unit.pieces.empty()) return Status::error(who + " returned an empty unit");
+    // Built only for an error: the simulator admits every unit, and most are fine.
+    auto who = [&] { return "policy '" + std::string(policy) + "'"; };
+    if (unit.pieces.empty()) return Status::error(who() + " returned an empty unit");
     const int n = static_cast<int>(tensors_.size());
     for (const Piece& p : unit.pieces) {
         if (p.tensor < 0 || p.tensor >= n)
-            return Status::error(who + " sent a piece of tensor " + std::to_string(p.tensor) + ", which does not exist");
+            return Status::error(who() + " sent a piece of tensor " + std::to_string(p.tensor) + ", which does not exist");
         if (!heard_[static_cast<std::size_t>(p.tensor)])
-            return Status::error(who + " chose tensor " + std::to_string(p.tensor) +
+            return Status::error(who() + " chose tensor " + std::to_string(p.tensor) +
                                  " before its gradient was ready on every rank");
         if (p.count == 0 || p.count > remaining_[static_cast<std::size_t>(p.tensor)])
-            return Status::error(who + " sent an invalid piece of tensor " + std::to_string(p.tensor) + " (" +
+            return Status::error(who() + " sent an invalid piece of tensor " + std::to_string(p.tensor) + " (" +
                                  std::to_string(p.count) + " elements, " +
                                  std::to_string(remaining_[static_cast<std::size_t>(p.tensor)]) + " left)");
     }

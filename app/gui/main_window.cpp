@@ -300,8 +300,9 @@ void MainWindow::runSchedule()
         onRunFailed(QString::fromStdString(error));
         return;
     }
-    // The prediction of exactly these settings (the worker's latest may still be an older edit's).
-    const ReplayOutcome prediction = computeReplay(*editor->input(), settings, 0);
+    // The prediction of exactly these settings (the worker's latest may still be an older edit's), unit by unit:
+    // the check compares every unit's predicted and measured times.
+    const ReplayOutcome prediction = computeReplay(*editor->input(), settings, 0, ReplayDetail::EveryUnit);
     if (!prediction.error.isEmpty()) {
         onRunFailed(prediction.error);
         return;

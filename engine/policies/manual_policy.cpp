@@ -1,7 +1,6 @@
 #include "engine/policies/manual_policy.h"
 
 #include "engine/policies/priority_items.h"
-#include "engine/policies/segmenting.h"
 
 namespace pacer::engine {
 
@@ -9,7 +8,7 @@ std::unique_ptr<Policy> makeManualPolicy(const PolicyConfig& config, const std::
     std::vector<PriorityItem> items;
     for (const TensorInfo& t : tensors) {
         const int priority = config.priorities.empty() ? defaultPriority(t) : config.priorities[t.id];
-        for (const Piece& p : cutIntoSegments(t, segmentBytesOf(config, t.id))) items.push_back(PriorityItem{{p}, {t.id}, priority});
+        items.push_back(segmentedItem(t, segmentBytesOf(config, t.id), priority));
     }
     return std::make_unique<PriorityItemsPolicy>("manual", tensors, std::move(items), 1);
 }

@@ -24,8 +24,7 @@ std::unique_ptr<Policy> makePacePolicy(const PolicyConfig& config, const std::ve
     for (const auto& group : groups) {
         if (group.size() == 1) {
             const TensorInfo& t = tensors[group.front()];
-            for (const Piece& p : cutIntoSegments(t, segmentBytesOf(config, t.id)))
-                items.push_back(PriorityItem{{p}, {t.id}, defaultPriority(t)});
+            items.push_back(segmentedItem(t, segmentBytesOf(config, t.id), defaultPriority(t)));
             continue;
         }
         PriorityItem fused;

@@ -4,6 +4,13 @@
 
 namespace pacer::engine {
 
+PriorityItem segmentedItem(const TensorInfo& tensor, std::size_t segmentBytes, int priority) {
+    const std::size_t perSegment = std::max<std::size_t>(1, segmentBytes / sizeof(float));
+    PriorityItem item{{Piece{tensor.id, 0, 0, tensor.elements}}, {tensor.id}, priority};
+    if (tensor.elements > perSegment) item.segment_elements = perSegment;
+    return item;
+}
+
 PriorityItemsPolicy::PriorityItemsPolicy(std::string name, std::vector<TensorInfo> tensors,
                                          std::vector<PriorityItem> items, int itemsPerUnit)
     : TrackingPolicy(std::move(tensors)), name_(std::move(name)), items_(std::move(items)),
@@ -15,29 +22,74 @@ PriorityItemsPolicy::PriorityItemsPolicy(std::string name, std::vector<TensorInf
     onBegin(0);
 }
 
+std::size_t PriorityItemsPolicy::segmentsOf(int item) const {
+    const PriorityItem& it = items_[static_cast<std::size_t>(item)];
+    return (it.pieces.front().count + it.segment_elements - 1) / it.segment_elements;
+}
+
+Piece PriorityItemsPolicy::segmentsSpan(int item, std::size_t first, std::size_t count) const {
+    const PriorityItem& it = items_[static_cast<std::size_t>(item)];
+    const Piece& whole = it.pieces.front();
+    const std::size_t begin = first * it.segment_elements;
+    const std::size_t end = std::min(whole.count, (first + count) * it.segment_elements);
+    return Piece{whole.tensor, static_cast<int>(first), whole.offset + begin, end - begin};
+}
+
 void PriorityItemsPolicy::onBegin(Nanos) {
     ready_.clear();
+    lastSegmented_ = -1;
     missing_.resize(items_.size());
+    sent_.assign(items_.size(), 0);
     for (std::size_t i = 0; i < items_.size(); ++i) missing_[i] = static_cast<int>(items_[i].waitsFor.size());
 }
 
 void PriorityItemsPolicy::onReady(int tensor, Nanos) {
+    lastSegmented_ = -1;  // the head of the ready set may change
     for (int item : itemsOfTensor_[tensor]) {
         if (--missing_[item] == 0) ready_.emplace(items_[item].priority, item);
     }
 }
 
 std::optional<CommUnit> PriorityItemsPolicy::next(Nanos) {
+    lastSegmented_ = -1;
     if (ready_.empty()) return std::nullopt;
     CommUnit unit;
     unit.priority = std::get<0>(*ready_.begin());
     for (int taken = 0; taken < itemsPerUnit_ && !ready_.empty(); ++taken) {
         const int item = std::get<1>(*ready_.begin());
-        ready_.erase(ready_.begin());
-        const auto& pieces = items_[item].pieces;
-        unit.pieces.insert(unit.pieces.end(), pieces.begin(), pieces.end());
+        const PriorityItem& it = items_[static_cast<std::size_t>(item)];
+        if (it.segment_elements == 0) {
+            ready_.erase(ready_.begin());
+            unit.pieces.insert(unit.pieces.end(), it.pieces.begin(), it.pieces.end());
+            continue;
+        }
+        std::size_t& sent = sent_[static_cast<std::size_t>(item)];
+        unit.pieces.push_back(segmentsSpan(item, sent++, 1));
+        if (sent == segmentsOf(item)) ready_.erase(ready_.begin());
+        else if (itemsPerUnit_ == 1) lastSegmented_ = item;
     }
     return unit;
+}
+
+std::size_t PriorityItemsPolicy::unitsFollowing() const {
+    // With one item per unit, the segmented item just taken from is still the most urgent ready item (its key is
+    // the head of the set, and only onReady adds to it), so next() would go on with its segments.
+    if (lastSegmented_ < 0) return 0;
+    return segmentsOf(lastSegmented_) - sent_[static_cast<std::size_t>(lastSegmented_)];
+}
+
+Piece PriorityItemsPolicy::takeUnitsFollowing(std::size_t count) {
+    const int item = lastSegmented_;
+    if (item < 0) return Piece{};  // an empty piece, which the simulator's ledger refuses
+    count = std::min(count, unitsFollowing());
+    std::size_t& sent = sent_[static_cast<std::size_t>(item)];
+    const Piece span = segmentsSpan(item, sent, count);
+    sent += count;
+    if (sent == segmentsOf(item)) {
+        ready_.erase({items_[static_cast<std::size_t>(item)].priority, item});
+        lastSegmented_ = -1;
+    }
+    return span;
 }
 
 }  // namespace pacer::engine

@@ -4,16 +4,6 @@
 
 namespace pacer::engine {
 
-std::vector<Piece> cutIntoSegments(const TensorInfo& tensor, std::size_t segmentBytes) {
-    const std::size_t perSegment = std::max<std::size_t>(1, segmentBytes / sizeof(float));
-    std::vector<Piece> pieces;
-    int index = 0;
-    for (std::size_t offset = 0; offset < tensor.elements; offset += perSegment) {
-        pieces.push_back(Piece{tensor.id, index++, offset, std::min(perSegment, tensor.elements - offset)});
-    }
-    return pieces;
-}
-
 std::vector<std::vector<int>> greedyFusionGroups(const std::vector<TensorInfo>& tensors, std::size_t fuseBelowBytes,
                                                  std::size_t capBytes) {
     std::vector<std::vector<int>> groups;

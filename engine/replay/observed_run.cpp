@@ -84,9 +84,9 @@ public:
             if (s.kind != ObservedSpan::Comm) continue;
             const Nanos from = std::max(s.start, lastJoin[{s.iteration, s.tensor, s.segment, s.bytes}]);
             if (s.end <= from) continue;
-            const double cpu = model.at(static_cast<std::size_t>(std::max<std::int64_t>(0, s.bytes)));
             Rank& r = ranks_[s.rank];
-            r.uses.push_back({from, s.end, std::min(1.0, cpu / static_cast<double>(s.end - from))});
+            r.uses.push_back({from, s.end, model.density(static_cast<std::size_t>(std::max<std::int64_t>(0, s.bytes)),
+                                                         s.end - from)});
             r.longest = std::max(r.longest, s.end - from);
         }
         for (auto& [rank, r] : ranks_)

@@ -25,10 +25,13 @@ bool better(const SimFigures& a, const SimFigures& b) {
     return a.comm_ms < b.comm_ms - kEps;
 }
 
+// The figures alone (sweeps, the fusion search, bands): runs of segments as one step each, which changes only the
+// events (SimOptions::segment_runs), so that small segment sizes cost a sweep no more than large ones.
 Result<SimFigures> figuresOf(const Workload& w, const CostModel& cost, const PolicyConfig& config,
-                             const SimOptions& options) {
+                             SimOptions options) {
     Result<std::unique_ptr<Policy>> policy = makePolicy(config, w.tensors);
     if (!policy.ok()) return policy.status();
+    options.segment_runs = true;
     Result<SimResult> sim = simulate(w, *policy.value(), cost, options);
     if (!sim.ok()) return sim.status();
     return sim.value().figures;

@@ -87,7 +87,13 @@ public:
 
     void unitIssued(Nanos start, Nanos end, std::size_t bytes) {
         if (!active() || end <= start) return;
-        units_.push_back({start, end, std::min(1.0, model_.at(bytes) / static_cast<double>(end - start))});
+        units_.push_back({start, end, model_.density(bytes, end - start)});
+    }
+    // `count` units of `bytes` each, back to back from `start`, each lasting `each`: the same density all along, so
+    // one use stands for them all.
+    void unitsIssued(Nanos start, Nanos each, std::size_t count, std::size_t bytes) {
+        if (!active() || each <= 0 || count == 0) return;
+        units_.push_back({start, start + static_cast<Nanos>(count) * each, model_.density(bytes, each)});
     }
 
     // How long a step of `base` ns starting at `t` lasts beside the units issued so far and, for a backward step
@@ -156,6 +162,22 @@ private:
     std::size_t live_ = 0;                        // units before it ended before the latest step began
     std::vector<Edge> edges_;                     // scratch for stretch()
 };
+
+// A run of segments (SimOptions::segment_runs), one channel: a unit ran [start, end) and the policy would send
+// `following` more of the same tensor after it, each but the last taking `each`. The simulator decides the unit
+// after a unit that started at s and ended at b once it has heard the gradients ready by b (by s where readiness
+// rides on the units); the policy goes on with the run while none is heard. How many of the `following` units go
+// before the gradient ready at `heardAt` (kNever: none left) is heard.
+std::size_t unitsBeforeHeard(Nanos start, Nanos end, Nanos each, std::size_t following, Nanos heardAt, bool rides) {
+    if (heardAt == kNever) return following;
+    // The j-th following unit (j >= 1) goes if heardAt is after the previous unit's end, end + (j-1) x each
+    // (after its start where readiness rides: start for j = 1, then end + (j-2) x each).
+    if (heardAt <= (rides ? start : end)) return 0;
+    if (rides && heardAt <= end) return 1;
+    if (each <= 0) return following;
+    const auto after = static_cast<std::size_t>((heardAt - end - 1) / each) + (rides ? 2 : 1);
+    return std::min(following, after);
+}
 
 }  // namespace
 
@@ -293,6 +315,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     };
 
     const int channels = w.channels;
+    const bool runs = options.segment_runs && channels == 1;  // see SimOptions::segment_runs
     std::vector<Nanos> channelFree(channels, 0);  // when each channel's last unit ends
     Nanos wireFree = 0;     // channels > 1: when the bytes queued on the shared wire have left
     std::vector<std::pair<Nanos, std::size_t>> inFlight;  // (end, index into result.events): not yet reported done
@@ -439,7 +462,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 continue;
             }
             PACER_RETURN_IF_ERROR(ledger.admit(policy.name(), *unit));
-            Nanos total = cost.at(unit->bytes());
+            const Nanos each = cost.at(unit->bytes());
+            Nanos total = each;
             if (afterRound) total += roundNs;
             afterRound = false;
             Nanos end = now + total;
@@ -450,7 +474,44 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 end = std::max(end, wireFree + wire);
                 wireFree = end;
             }
-            const std::size_t channel = issued++ % static_cast<std::size_t>(channels);
+            taken.unitIssued(now, end, unit->bytes());
+            Nanos lastStart = now;  // of the last unit this step sends
+            int units = 1;
+            std::size_t unitElements = 0;
+            const std::size_t following = runs && unit->pieces.size() == 1 ? policy.unitsFollowing() : 0;
+            if (const std::size_t more = following == 0 ? 0
+                                         : unitsBeforeHeard(now, end, each, following,
+                                                            delivered < ready.size() ? ready[delivered].time : kNever,
+                                                            rides);
+                more > 0) {
+                // The run: `more` units of the same tensor right after this one, as one step.
+                CommUnit span;
+                span.pieces = {policy.takeUnitsFollowing(more)};
+                PACER_RETURN_IF_ERROR(ledger.admit(policy.name(), span));
+                Piece& first = unit->pieces.front();
+                const Piece& rest = span.pieces.front();
+                const std::size_t full = rest.count / first.count, shorter = rest.count % first.count;
+                if (rest.tensor != first.tensor || rest.offset != first.offset + first.count ||
+                    full + (shorter > 0 ? 1 : 0) != more)
+                    return Status::error("policy '" + std::string(policy.name()) + "' handed out a run of " +
+                                         std::to_string(more) + " segments of tensor " + std::to_string(first.tensor) +
+                                         " that does not follow its segment " + std::to_string(first.segment));
+                taken.unitsIssued(end, each, full, unit->bytes());
+                end += static_cast<Nanos>(full) * each;
+                lastStart = end - each;
+                if (shorter > 0) {
+                    const std::size_t bytes = shorter * sizeof(float);
+                    lastStart = end;
+                    end += cost.at(bytes);
+                    taken.unitIssued(lastStart, end, bytes);
+                }
+                unitElements = first.count;
+                first.count += rest.count;
+                units += static_cast<int>(more);
+                steps += static_cast<std::int64_t>(more);
+            }
+            const std::size_t channel = issued % static_cast<std::size_t>(channels);
+            issued += static_cast<std::size_t>(units);
             channelFree[channel] = end;
             for (const Piece& p : unit->pieces) {
                 if (ledger.remaining(p.tensor) == 0) {
@@ -459,7 +520,6 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 }
             }
             markLinkBusy(now, end);
-            taken.unitIssued(now, end, unit->bytes());
             linkFree = std::max(linkFree, end);
             SimEvent e;
             e.kind = SimEvent::Comm;
@@ -468,13 +528,15 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             e.end = end;
             e.unit = std::move(*unit);
             e.channel = static_cast<int>(channel);
+            e.units = units;
+            e.unit_elements = unitElements;
             result.events.push_back(std::move(e));
             inFlight.emplace_back(end, result.events.size() - 1);
             // The next unit's channel is free when its previous unit ends (with one channel: when this one does).
             now = std::max(now, channelFree[issued % static_cast<std::size_t>(channels)]);
             // Gradients that became ready meanwhile are heard before the next decision, unless readiness rides on
             // the units: then the next decision knows what was ready when this unit started (its rider's flags).
-            deliverUntil(w.readiness_rides_on_units ? result.events.back().start : now);
+            deliverUntil(w.readiness_rides_on_units ? lastStart : now);
             reportDone(now);
         }
         if (const int i = ledger.firstUnfinished(); i >= 0)

@@ -23,6 +23,12 @@ namespace pacer::engine {
 struct SimOptions {
     int iterations = 4;  // simulated back to back; the figures come from the steady ones at the end
     int warmup = -1;     // iterations left out of the figures; -1 = iterations / 2 (at least 1 when iterations > 1)
+    // Consecutive segments of one tensor that go back to back on one channel, with nothing heard in between, are
+    // simulated as one step and come out as one event (SimEvent::units > 1), so that the cost of a replay does not
+    // grow with the number of segments (the schedule editor's slider at 4 KiB). Figures, reduction times and
+    // the units they stand for are the same as without it; only the events and SimResult::order are coarser (a run
+    // is one entry there too: plan mode, which follows the order unit by unit, never asks for runs).
+    bool segment_runs = false;
 };
 
 struct SimEvent {
@@ -32,6 +38,10 @@ struct SimEvent {
     int layer = -1;     // -1 for Comm
     CommUnit unit;      // Comm only
     int channel = 0;    // Comm only: the channel that carried it (Workload::channels)
+    // Comm only: the units this event stands for (SimOptions::segment_runs): consecutive segments of one tensor,
+    // sent back to back; `unit`'s one piece spans them, each but the last of unit_elements elements.
+    int units = 1;
+    std::size_t unit_elements = 0;
     Nanos start = 0;
     Nanos end = 0;
 };

@@ -5,6 +5,7 @@
 #include "engine/collectives/algorithm_cost.h"
 #include "engine/tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -29,6 +30,11 @@ struct CommCpu {
     double ns_per_byte = 0;
     bool any() const { return alpha_ns > 0 || ns_per_byte > 0; }
     double at(std::size_t bytes) const { return alpha_ns + ns_per_byte * static_cast<double>(bytes); }
+    // A collective's CPU spread evenly over `span` ns of it (extraction and simulation alike): CPU ns per ns, at
+    // most one core.
+    double density(std::size_t bytes, Nanos span) const {
+        return span > 0 ? std::min(1.0, at(bytes) / static_cast<double>(span)) : 0.0;
+    }
 };
 
 // Whether a CPU rank's collectives take their CPU from compute: when the compute threads of the ranks on one host,

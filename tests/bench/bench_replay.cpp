@@ -44,18 +44,20 @@ double medianUs(std::vector<double> v) {
 }
 
 // Median wall time of one replay in microseconds, and the predicted iteration time (to keep the work observable).
-double timeReplay(const Workload& w, const PolicyConfig& config, const WhatIf& whatIf, int reps, double& iterMs) {
+double timeReplay(const Workload& w, const PolicyConfig& config, const WhatIf& whatIf, int reps, double& iterMs,
+                  const SimOptions& options = {}, std::size_t* events = nullptr) {
     std::vector<double> us;
     us.reserve(reps);
     for (int r = 0; r < reps; ++r) {
         const auto t0 = Clock::now();
-        Result<ReplayResult> result = replay(w, CostModel{}, config, whatIf);
+        Result<ReplayResult> result = replay(w, CostModel{}, config, whatIf, options);
         const auto t1 = Clock::now();
         if (!result.ok()) {
             std::fprintf(stderr, "bench_replay: %s\n", result.status().message().c_str());
             std::exit(1);
         }
         iterMs = result.value().sim.figures.iter_ms;
+        if (events) *events = result.value().sim.events.size();
         us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
     return medianUs(us);
@@ -126,6 +128,32 @@ int main(int argc, char** argv) {
         std::printf("%-15s %7zu %-14s %10.1f %8.2fx %11.3f %6s\n", "ddp-200-buckets", w.tensors.size(), "ddp (given)",
                     us, us / fifoUs, iterMs, us <= 1000 ? "met" : "MISSED");
     }
+    // Small segments, as the schedule editor's slider reaches them: BERT-base (440 MB of gradients) under pace, every
+    // unit simulated against runs of segments as one step (SimOptions::segment_runs, what the editor draws): the
+    // same figures, a cost that should not grow with the segment count.
+    std::printf("\nsmall segments, bert_base pace: every unit (baseline) against runs of segments\n");
+    std::printf("%-10s %12s %9s %12s %9s %8s %12s\n", "segment", "every_us", "events", "runs_us", "events", "ratio",
+                "pred_iter_ms");
+    for (std::size_t segment : {std::size_t{4} << 10, std::size_t{16} << 10, std::size_t{64} << 10, std::size_t{1} << 20}) {
+        PolicyConfig config;
+        config.name = "pace";
+        config.segment_bytes = segment;
+        double everyMs = 0, runsMs = 0;
+        std::size_t everyEvents = 0, runsEvents = 0;
+        SimOptions runs;
+        runs.segment_runs = true;
+        const int smallReps = quick ? 1 : 5;
+        const double everyUs = timeReplay(models[3].workload, config, link, smallReps, everyMs, {}, &everyEvents);
+        const double runsUs = timeReplay(models[3].workload, config, link, reps, runsMs, runs, &runsEvents);
+        if (everyMs != runsMs) {
+            std::fprintf(stderr, "bench_replay: runs of segments changed the prediction (%.6f against %.6f ms)\n",
+                         runsMs, everyMs);
+            return 1;
+        }
+        std::printf("%7zu KiB %12.1f %9zu %12.1f %9zu %7.1fx %12.3f\n", segment >> 10, everyUs, everyEvents, runsUs,
+                    runsEvents, everyUs / runsUs, runsMs);
+    }
+
     // The heavier tools, once each on ResNet-50 (161 tensors).
     const Workload& resnet = models[2].workload;
     PolicyConfig pace;

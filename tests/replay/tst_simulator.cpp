@@ -326,6 +326,118 @@ private slots:
         QVERIFY(qAbs(f.comm_ms * (1 - f.overlap) - f.exposed_comm_ms) < 1e-9);
     }
 
+    // Runs of segments (SimOptions::segment_runs) change the events only: the same figures, iteration starts,
+    // compute events and units (each run standing for the segments simulated one by one), with and without readiness riding on the units and CPU taken from
+    // compute, for each policy that cuts segments; and at small segments the events are far fewer.
+    void segmentRunsChangeOnlyTheEvents_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<int>("credit");
+        QTest::addColumn<bool>("reversed");  // manual: output-side tensors first, so priorities preempt differently
+        QTest::addColumn<qint64>("segment");
+        QTest::addColumn<bool>("rides");
+        QTest::addColumn<double>("cpuNs");
+        struct Shape {
+            const char* policy;
+            int credit;
+            bool reversed;
+        };
+        for (const char* model : {"resnet50", "gpt2_small", "synthetic"})
+            for (const Shape& p : {Shape{"pace", 1, false}, Shape{"manual", 1, true}, Shape{"bytescheduler", 1, false},
+                                   Shape{"bytescheduler", 4, false}})
+                for (qint64 segment : {qint64{16} << 10, qint64{1} << 20})
+                    for (bool rides : {false, true})
+                        for (double cpuNs : {0.0, 20'000.0})
+                            QTest::addRow("%s/%s%s%s/%lldKiB/%s/cpu%g", model, p.policy, p.credit > 1 ? "-credit4" : "",
+                                          p.reversed ? "-reversed" : "", segment >> 10, rides ? "rides" : "plan", cpuNs)
+                                << model << p.policy << p.credit << p.reversed << segment << rides << cpuNs;
+    }
+    void segmentRunsChangeOnlyTheEvents() {
+        QFETCH(QString, model);
+        QFETCH(QString, policy);
+        QFETCH(int, credit);
+        QFETCH(bool, reversed);
+        QFETCH(qint64, segment);
+        QFETCH(bool, rides);
+        QFETCH(double, cpuNs);
+        Workload w = modelNamed(model);
+        w.readiness_rides_on_units = rides;
+        w.comm_cpu.alpha_ns = cpuNs;
+        w.comm_cpu.ns_per_byte = cpuNs > 0 ? 0.2 : 0;
+        PolicyConfig config;
+        config.name = policy.toStdString();
+        config.segment_bytes = static_cast<std::size_t>(segment);
+        config.credit = credit;
+        if (reversed)
+            for (const TensorInfo& t : w.tensors) config.priorities.push_back(static_cast<int>(w.tensors.size()) - t.id);
+        CostModel cost{30'000, 0.8, {}};
+        cost.first_unit_extra_ns = rides ? 15'000 : 0;
+        SimOptions options{4, 2};
+        Result<SimResult> every = simulateWith(w, config, cost, options);
+        options.segment_runs = true;
+        Result<SimResult> runs = simulateWith(w, config, cost, options);
+        QVERIFY2(every.ok(), every.status().message().c_str());
+        QVERIFY2(runs.ok(), runs.status().message().c_str());
+        const SimResult& a = every.value();
+        const SimResult& b = runs.value();
+        QCOMPARE(b.iteration_starts, a.iteration_starts);
+        QCOMPARE(b.figures.iter_ms, a.figures.iter_ms);
+        QCOMPARE(b.figures.compute_ms, a.figures.compute_ms);
+        QCOMPARE(b.figures.comm_ms, a.figures.comm_ms);
+        QCOMPARE(b.figures.exposed_comm_ms, a.figures.exposed_comm_ms);
+        // The comm events: each run stands for the units simulated one by one, from the first's start to the last's
+        // end; every compute event is where it was.
+        std::vector<const SimEvent*> units;  // every-unit comm events
+        std::size_t computeA = 0, computeB = 0, runEvents = 0;  // compute events of each, comm events with runs
+        for (const SimEvent& e : a.events) {
+            if (e.kind == SimEvent::Comm) units.push_back(&e);
+            else ++computeA;
+        }
+        std::size_t next = 0;
+        for (const SimEvent& e : b.events) {
+            if (e.kind != SimEvent::Comm) {
+                ++computeB;
+                continue;
+            }
+            ++runEvents;
+            QVERIFY(e.units >= 1);
+            QVERIFY2(next + static_cast<std::size_t>(e.units) <= units.size(), "more units than simulated one by one");
+            QCOMPARE(e.start, units[next]->start);
+            QCOMPARE(e.end, units[next + e.units - 1]->end);
+            for (int i = 0; i < e.units; ++i) {
+                const CommUnit& x = units[next + i]->unit;
+                if (e.units == 1) {
+                    QCOMPARE(e.unit.pieces.size(), x.pieces.size());
+                    for (std::size_t p = 0; p < x.pieces.size(); ++p)
+                        QVERIFY(e.unit.pieces[p].tensor == x.pieces[p].tensor && e.unit.pieces[p].offset == x.pieces[p].offset &&
+                                e.unit.pieces[p].count == x.pieces[p].count);
+                    continue;
+                }
+                const Piece& span = e.unit.pieces.front();
+                const std::size_t begin = static_cast<std::size_t>(i) * e.unit_elements;
+                QCOMPARE(x.pieces.size(), std::size_t{1});
+                QVERIFY2(x.pieces[0].tensor == span.tensor && x.pieces[0].segment == span.segment + i &&
+                             x.pieces[0].offset == span.offset + begin &&
+                             x.pieces[0].count == std::min(e.unit_elements, span.count - begin),
+                         qPrintable(QString("unit %1 of a run differs").arg(next + i)));
+            }
+            next += static_cast<std::size_t>(e.units);
+        }
+        QCOMPARE(next, units.size());
+        QCOMPARE(computeB, computeA);
+        std::vector<const SimEvent*> computeOfA, computeOfB;
+        for (const SimEvent& e : a.events)
+            if (e.kind != SimEvent::Comm) computeOfA.push_back(&e);
+        for (const SimEvent& e : b.events)
+            if (e.kind != SimEvent::Comm) computeOfB.push_back(&e);
+        for (std::size_t i = 0; i < computeOfA.size(); ++i)
+            QVERIFY2(computeOfA[i]->kind == computeOfB[i]->kind && computeOfA[i]->layer == computeOfB[i]->layer &&
+                         computeOfA[i]->start == computeOfB[i]->start && computeOfA[i]->end == computeOfB[i]->end,
+                     qPrintable(QString("compute event %1 moved").arg(i)));
+        if (credit == 1 && segment <= (16 << 10))  // the shortcut engages: a run stands for many segments
+            QVERIFY2(runEvents * 4 < units.size(), qPrintable(QString("%1 events for %2 units").arg(runEvents).arg(units.size())));
+    }
+
     void deterministic_data() { addModelPolicyRows(); }
     void deterministic() {
         QFETCH(QString, model);

@@ -127,7 +127,10 @@ void CompareSession::recompute() {
         CompareOutcome out;
         if (items.empty()) return out;
         for (const auto& input : offered) inputs->add(input);
-        auto c = app::compare(*inputs, items);
+        // Drawn as lanes and figures: runs of segments as one entry each (engine::SimOptions::segment_runs).
+        engine::SimOptions options;
+        options.segment_runs = true;
+        auto c = app::compare(*inputs, items, options);
         if (!c.ok()) {
             out.error = QString::fromStdString(c.message());
             return out;

@@ -54,12 +54,15 @@ std::shared_ptr<const profiler::RunTrace> withReplayLanes(const profiler::RunTra
     return out;
 }
 
-ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSettings& settings, quint64 generation) {
+ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSettings& settings, quint64 generation,
+                            ReplayDetail detail) {
     ReplayOutcome out;
     out.generation = generation;
     out.settings = settings;
     out.measuredIterMs = input.measuredIterMs;
-    auto result = engine::replay(input.workload, input.cost, settings.config, settings.whatIf, {}, input.iterations);
+    engine::SimOptions options;
+    options.segment_runs = detail == ReplayDetail::SegmentRuns;
+    auto result = engine::replay(input.workload, input.cost, settings.config, settings.whatIf, options, input.iterations);
     if (!result.ok()) {
         out.error = QString::fromStdString(result.message());
         return out;
@@ -70,7 +73,7 @@ ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSetting
     info.label = "replay " + settings.config.name;
     info.policy = settings.config.name;
     info.segment_bytes = static_cast<std::int64_t>(settings.config.segment_bytes);
-    info.iterations = engine::SimOptions{}.iterations;
+    info.iterations = options.iterations;
     engine::Workload drawn = input.workload;  // as simulated: its channels are the comm lanes
     if (settings.whatIf.channels > 0) drawn.channels = settings.whatIf.channels;
     out.replay = std::make_shared<const profiler::RunTrace>(app::traceFromSimulation(result.value().sim, drawn, info));

@@ -36,8 +36,14 @@ struct ReplayOutcome {
     QString error;                                    // non-empty: the settings cannot be replayed; why
 };
 
+// How finely a replay's communication is drawn. The editor follows a slider with runs of segments (one lane entry
+// per run: the figures are the same, and the cost does not grow with the segment count, see
+// engine::SimOptions::segment_runs); a prediction checked unit by unit against a real run needs every unit.
+enum class ReplayDetail { SegmentRuns, EveryUnit };
+
 // The replay of one request, synchronously; safe on any thread.
-ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSettings& settings, quint64 generation);
+ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSettings& settings, quint64 generation,
+                            ReplayDetail detail = ReplayDetail::SegmentRuns);
 
 // The measured run with the replay's lanes appended right under it: the replay's tracks get a rank after the
 // run's last, so the timeline orders them last, named "replay ...", shifted so that the replay's first

@@ -15,14 +15,14 @@ namespace {
 constexpr std::string_view kAccumulateGrad = "torch::autograd::AccumulateGrad";
 constexpr std::string_view kCommsRecord = "record_param_comms";
 
-bool startsWith(const std::string& s, std::string_view prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 bool isAllReduceKernel(const RawEvent& e) {
     return e.cat == "kernel" && (startsWith(e.name, "ncclKernel_AllReduce") || startsWith(e.name, "ncclDevKernel_AllReduce"));
 }
 bool isNcclKernel(const RawEvent& e) { return e.cat == "kernel" && startsWith(e.name, "nccl"); }
 bool onHost(const RawEvent& e) { return e.cat != "kernel" && e.cat != "gpu_user_annotation" && e.cat != "gpu_memcpy" && e.cat != "gpu_memset"; }
-bool isAllReduceCollective(const std::string& c) { return c == "allreduce" || c == "all_reduce"; }
+bool isAllReduceCollective(std::string_view c) { return c == "allreduce" || c == "all_reduce"; }
 
 // What a trace lacks, said as how to record it with the tool that wrote it.
 struct Advice {
@@ -53,7 +53,7 @@ const Advice& adviceFor(DdpTraceSource source) {
 }
 
 // Bytes per element of Kineto's dtype names (c10's ScalarType names); 0 for one replay cannot size.
-int dtypeBytes(const std::string& t) {
+int dtypeBytes(std::string_view t) {
     if (t == "Float" || t == "Int" || t == "ComplexHalf") return 4;
     if (t == "Double" || t == "Long" || t == "ComplexFloat") return 8;
     if (t == "Half" || t == "BFloat16" || t == "Short") return 2;
@@ -158,7 +158,7 @@ std::vector<Step> stepsOf(const std::vector<RawEvent>& events) {
     std::vector<Step> steps;
     for (const RawEvent* e : select(events, [](const RawEvent& e) { return startsWith(e.name, "ProfilerStep#") && onHost(e); })) {
         Step s;
-        const std::string digits = e->name.substr(e->name.find('#') + 1);
+        const std::string_view digits = e->name.substr(e->name.find('#') + 1);
         if (std::from_chars(digits.data(), digits.data() + digits.size(), s.number).ec != std::errc()) continue;
         s.start = e->ts;
         s.end = e->ts + e->dur;
@@ -234,7 +234,7 @@ Result<std::vector<StepObservation>> observeRank(const KinetoRank& rank, const A
 
 }  // namespace
 
-bool kinetoArgsWanted(const std::string& name) {
+bool kinetoArgsWanted(std::string_view name) {
     return name == kAccumulateGrad || name == kCommsRecord || startsWith(name, "ncclKernel_AllReduce") ||
            startsWith(name, "ncclDevKernel_AllReduce");
 }

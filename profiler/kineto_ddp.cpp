@@ -61,6 +61,30 @@ int dtypeBytes(std::string_view t) {
     return 0;
 }
 
+// Larger than any gradient bucket (or gradient) a GPU holds: a size beyond it is a corrupt trace. Sizes are held
+// at most one past it, so products and sums of them stay inside int64 (they overflowed on crafted traces: UB, and
+// a wrapped message size read as "no message sizes").
+constexpr std::int64_t kMaxBucketBytes = std::int64_t{1} << 40;  // 1 TiB
+constexpr std::int64_t kTooLarge = kMaxBucketBytes + 1;
+
+// A message's bytes from its element count and dtype: -1 when unknown, kTooLarge when beyond any bucket.
+std::int64_t messageBytes(std::int64_t elements, std::string_view dtype) {
+    const int size = dtypeBytes(dtype);
+    if (elements < 0 || size <= 0) return -1;
+    return elements > kMaxBucketBytes / size ? kTooLarge : elements * size;
+}
+
+// A shape's element count: -1 without a shape, kTooLarge / 4 + 1 when beyond any gradient.
+std::int64_t shapeElements(const RawEvent& grad) {
+    if (!grad.hasInputDims) return -1;
+    std::int64_t elements = 1;
+    for (std::int64_t d : grad.firstInputDims) {
+        if (d != 0 && elements > kMaxBucketBytes / 4 / d) return kMaxBucketBytes / 4 + 1;
+        elements *= d;
+    }
+    return elements;
+}
+
 struct Step {
     int number = -1;
     std::int64_t start = 0, end = 0;
@@ -137,7 +161,7 @@ std::vector<Collective> collectivesOf(const std::vector<RawEvent>& events) {
     for (const RawEvent* l : launches) {
         Collective c;
         c.launch = l->ts;
-        if (l->msgElements >= 0 && dtypeBytes(l->dtype) > 0) c.bytes = l->msgElements * dtypeBytes(l->dtype);
+        c.bytes = messageBytes(l->msgElements, l->dtype);
         c.start = l->ts;
         c.end = l->ts + l->dur;
         // The first device-side all-reduce not before the launch: NCCL's stream and Gloo's queue keep launch order.
@@ -145,8 +169,7 @@ std::vector<Collective> collectivesOf(const std::vector<RawEvent>& events) {
         if (next < device.size() && device[next] != l) {
             c.start = device[next]->ts;
             c.end = device[next]->ts + device[next]->dur;
-            if (c.bytes < 0 && device[next]->msgElements >= 0 && dtypeBytes(device[next]->dtype) > 0)
-                c.bytes = device[next]->msgElements * dtypeBytes(device[next]->dtype);
+            if (c.bytes < 0) c.bytes = messageBytes(device[next]->msgElements, device[next]->dtype);
             ++next;
         }
         out.push_back(c);
@@ -213,9 +236,7 @@ Result<std::vector<StepObservation>> observeRank(const KinetoRank& rank, const A
         for (const RawEvent* grad : stepGrads) {
             previous = std::max(previous, device.readyAt(grad->ts + grad->dur));
             o.ready.push_back(previous);
-            std::int64_t elements = grad->hasInputDims ? 1 : -1;
-            for (std::int64_t d : grad->firstInputDims) elements *= d;
-            o.gradElements.push_back(elements);
+            o.gradElements.push_back(shapeElements(*grad));
         }
         for (const RawEvent* op : optimizerOps)
             if (inStep(op->ts) && op->ts >= stepGrads.back()->ts) {
@@ -264,13 +285,16 @@ Result<DdpReplayInput> extractKinetoDdp(const std::vector<KinetoRank>& ranks, in
     for (std::size_t b = 0, g = 0; b < ref.bucketSizes.size(); ++b) {
         const std::size_t first = g, count = static_cast<std::size_t>(ref.bucketSizes[b]);
         std::int64_t fromShapes = 0;
-        for (std::size_t k = first; k < first + count; ++k) fromShapes += ref.gradElements[k] * 4;
+        for (std::size_t k = first; k < first + count; ++k) fromShapes = std::min(kTooLarge, fromShapes + ref.gradElements[k] * 4);
         std::int64_t total = ref.collectives[b].bytes;
         if (total < 0) {
             if (!in.exactSizes)
                 return errorStatus(advice.noSizes);
             total = fromShapes;
         }
+        if (total > kMaxBucketBytes)
+            return errorStatus("bucket " + std::to_string(b) + " is larger than 1 TiB by the trace's message sizes or shapes: "
+                               "they are corrupt");
         if (in.exactSizes && fromShapes != total) in.exactSizes = false;  // another dtype or layout: keep the sums
         for (std::size_t k = first; k < first + count; ++k)
             bytes[k] = in.exactSizes ? ref.gradElements[k] * 4 : (total / static_cast<std::int64_t>(count) + 3) / 4 * 4;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -739,6 +740,7 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info, Impor
             int number;
         };
         std::vector<StepRange> steps;
+        const std::size_t firstEvent = trace.events.size();
         // Tracks in (pid, tid) order; GPU activity makes a stream track, communication alone a comm track.
         for (const auto& [key, idx] : fs.byTrack) {
             Track t;
@@ -777,8 +779,9 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info, Impor
         if (!steps.empty()) {
             maxIterations = std::max(maxIterations, static_cast<int>(steps.size()));
             std::sort(steps.begin(), steps.end(), [](const StepRange& a, const StepRange& b) { return a.start < b.start; });
-            for (TraceEvent& te : trace.events) {
-                if (te.iteration >= 0 || trace.tracks[static_cast<std::size_t>(te.track)].rank != rank) continue;
+            // This file's events only: all of them per file was quadratic in the number of files.
+            for (TraceEvent& te : std::span(trace.events).subspan(firstEvent)) {
+                if (te.iteration >= 0) continue;
                 auto it = std::upper_bound(steps.begin(), steps.end(), te.start,
                                            [](std::int64_t t, const StepRange& s) { return t < s.start; });
                 if (it != steps.begin() && te.start < std::prev(it)->end) te.iteration = std::prev(it)->number;

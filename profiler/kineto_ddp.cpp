@@ -206,30 +206,31 @@ Result<std::vector<StepObservation>> observeRank(const KinetoRank& rank, const A
     const DeviceClock device(events);
 
     std::vector<StepObservation> out;
+    // Every list is in time order: each step reads its own part of them by binary search (a scan from the start per
+    // step was quadratic, minutes on a crafted trace of many short steps).
+    auto from = [](const auto& sorted, std::int64_t t, auto timeOf) {
+        return std::lower_bound(sorted.begin(), sorted.end(), t, [&](const auto& x, std::int64_t u) { return timeOf(x) < u; });
+    };
+    auto opTime = [](const RawEvent* e) { return e->ts; };
     for (const Step& step : steps) {
         StepObservation o;
         o.step = step;
-        auto inStep = [&](std::int64_t t) { return t >= step.start && t < step.end; };
         std::vector<const RawEvent*> stepGrads;
-        for (const RawEvent* g : grads)
-            if (inStep(g->ts)) stepGrads.push_back(g);
+        for (auto it = from(grads, step.start, opTime); it != grads.end() && (*it)->ts < step.end; ++it) stepGrads.push_back(*it);
         if (stepGrads.empty()) continue;
         std::int64_t backwardHost = stepGrads.front()->ts;
-        for (const RawEvent* b : backwardOps)
-            if (inStep(b->ts)) {
-                backwardHost = std::min(backwardHost, b->ts);
-                break;
-            }
+        if (auto b = from(backwardOps, step.start, opTime); b != backwardOps.end() && (*b)->ts < step.end)
+            backwardHost = std::min(backwardHost, (*b)->ts);
         o.backwardStart = device.readyAt(backwardHost);
         // A bucket: the gradients accumulated since the previous launch. A launch with none is not DDP's.
         std::size_t g = 0;
-        for (const Collective& c : collectives) {
-            if (c.launch < stepGrads.front()->ts || !inStep(c.launch)) continue;
+        for (auto c = from(collectives, stepGrads.front()->ts, [](const Collective& x) { return x.launch; });
+             c != collectives.end() && c->launch < step.end; ++c) {
             const std::size_t first = g;
-            while (g < stepGrads.size() && stepGrads[g]->ts < c.launch) ++g;
+            while (g < stepGrads.size() && stepGrads[g]->ts < c->launch) ++g;
             if (g == first) continue;
             o.bucketSizes.push_back(static_cast<int>(g - first));
-            o.collectives.push_back(c);
+            o.collectives.push_back(*c);
         }
         if (g != stepGrads.size() || o.collectives.empty()) continue;  // the step ends before its last bucket's launch
         std::int64_t previous = o.backwardStart;
@@ -238,12 +239,10 @@ Result<std::vector<StepObservation>> observeRank(const KinetoRank& rank, const A
             o.ready.push_back(previous);
             o.gradElements.push_back(shapeElements(*grad));
         }
-        for (const RawEvent* op : optimizerOps)
-            if (inStep(op->ts) && op->ts >= stepGrads.back()->ts) {
-                o.optimizerStart = op->ts;
-                o.optimizerEnd = op->ts + op->dur;
-                break;
-            }
+        if (auto op = from(optimizerOps, stepGrads.back()->ts, opTime); op != optimizerOps.end() && (*op)->ts < step.end) {
+            o.optimizerStart = (*op)->ts;
+            o.optimizerEnd = (*op)->ts + (*op)->dur;
+        }
         out.push_back(std::move(o));
     }
     if (out.empty()) return errorStatus(where + "no ProfilerStep#N holds a whole backward with its all-reduces");

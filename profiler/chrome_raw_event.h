@@ -4,27 +4,26 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
+#include <string_view>
 #include <vector>
 
 namespace pacer::profiler {
 
+// Texts are views into the StringPool of whoever read the events (or string literals), which outlives them.
 struct RawEvent {
     char ph = 0;
-    std::string name, cat, pid, tid;
+    bool hasDur = false, hasIteration = false, hasInputDims = false;
+    int line = 0;
+    std::string_view name, cat, pid, tid;
     std::int64_t ts = 0, dur = 0;
-    bool hasDur = false;
     int iteration = -1, layer = -1, tensor = -1, segment = -1, priority = -1;
     std::int64_t bytes = 0, correlation = 0;
-    bool hasIteration = false;
-    int line = 0;
     // Kineto's arguments that replay needs, read only for the ops that carry them (AccumulateGrad,
     // record_param_comms, NCCL kernels): the first input's shape ("Input Dims", with record_shapes=True) and a
     // collective's message ("In msg nelems", "dtype", "Collective name", "Group size"). -1: absent.
     std::vector<std::int64_t> firstInputDims;
-    bool hasInputDims = false;
     std::int64_t msgElements = -1;
-    std::string dtype, collective;
+    std::string_view dtype, collective;
     int groupSize = -1;
 };
 

@@ -10,6 +10,10 @@ namespace pacer::profiler {
 
 std::int64_t nowNs();
 
+// CPU time of the calling thread in ns (CLOCK_THREAD_CPUTIME_ID): what a phase cost its thread, whatever else the
+// machine was running meanwhile.
+std::int64_t threadCpuNs();
+
 // CLOCK_REALTIME in ns since the epoch: only to stamp when a run started, never to time events.
 std::int64_t wallClockNs();
 

@@ -18,8 +18,19 @@
 
 namespace pacer::profiler {
 
+// Where an import's time went, phase by phase, in wall and in the calling thread's CPU ns (bench_profiler prints
+// them). Phases after a failing one stay 0.
+struct ImportPhases {
+    struct Time {
+        std::int64_t wall = 0, cpu = 0;
+    };
+    Time parse;        // reading and parsing the files into events
+    Time tracks;       // the events' tracks, kinds and iterations
+    Time replayInput;  // a DDP job's replay input (profiler/kineto_ddp.h)
+};
+
 // Parses one or more Chrome trace files (the ranks of one run) into a trace; `info` receives what the files say.
-Result<RunTrace> parseChromeTrace(const std::vector<std::string>& files, RunInfo* info);
+Result<RunTrace> parseChromeTrace(const std::vector<std::string>& files, RunInfo* info, ImportPhases* phases = nullptr);
 // Parses text already in memory (the fuzz targets' entry); `name` stands for the file in messages.
 Result<RunTrace> parseChromeTraceText(std::string_view text, const std::string& name, RunInfo* info);
 

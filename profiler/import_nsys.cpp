@@ -12,6 +12,7 @@
 #include "profiler/chrome_raw_event.h"
 #include "profiler/clock.h"
 #include "profiler/kineto_ddp.h"
+#include "profiler/string_pool.h"
 #include "profiler/project.h"
 #include "profiler/schema.h"
 #include "profiler/sqlite_db.h"
@@ -43,6 +44,7 @@ bool hasColumn(sql::Db& db, const std::string& table, const std::string& column)
 // One process's rows as the DDP extraction reads Kineto's events (profiler/kineto_ddp.h): kernels ("kernel") and
 // runtime calls ("cuda_runtime") with their correlation ids, NVTX ranges as host ops.
 struct ProcessEvents {
+    StringPool names;  // the texts its events' views point into
     std::vector<RawEvent> events;
     bool trained = false;  // an AccumulateGrad range: a training process, not a launcher
     int ncclRank = INT32_MAX, ncclRanks = 0;  // from NCCL's communicator ranges, when their payloads say
@@ -51,10 +53,10 @@ struct ProcessEvents {
 
 // PyTorch's emit_nvtx names a range "<op>, seq = N, op_id = M, sizes = [[64, 3], [64]], input_op_ids = [...]"
 // (torch/csrc/profiler/util.cpp, getNvtxStr): the op's name, and the first input's shape when record_shapes=True.
-void readEmitNvtxName(const std::string& text, RawEvent& e) {
+void readEmitNvtxName(const std::string& text, RawEvent& e, StringPool& names) {
     std::size_t cut = text.size();
     for (const char* field : {", seq = ", ", op_id = ", ", sizes = "}) cut = std::min(cut, text.find(field));
-    e.name = text.substr(0, cut);
+    e.name = names.intern(std::string_view(text).substr(0, cut));
     const std::size_t sizes = text.find(", sizes = [[", cut);
     if (sizes == std::string::npos) return;
     std::int64_t value = 0;
@@ -83,15 +85,15 @@ void readEmitNvtxName(const std::string& text, RawEvent& e) {
 }
 
 // User ranges around each training step, "step 3", "iteration 3" or "iter 3", read as Kineto's ProfilerStep#3.
-void readStepName(RawEvent& e) {
+void readStepName(RawEvent& e, StringPool& names) {
     for (const char* word : {"step ", "iteration ", "iter "}) {
         const std::size_t n = std::char_traits<char>::length(word);
         if (e.name.size() <= n || e.name.size() > n + 9) continue;
-        std::string lower = e.name.substr(0, n);
+        std::string lower(e.name.substr(0, n));
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
         if (lower != word) continue;
         if (std::all_of(e.name.begin() + static_cast<std::ptrdiff_t>(n), e.name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            e.name = "ProfilerStep#" + e.name.substr(n);
+            e.name = names.intern("ProfilerStep#" + std::string(e.name.substr(n)));
         return;
     }
 }
@@ -207,15 +209,15 @@ void addReplayEvent(ProcessEvents& p, EventKind kind, std::int64_t start, std::i
     e.correlation = corr;
     if (kind == EventKind::Kernel) {
         e.cat = "kernel";
-        e.name = name;
+        e.name = p.names.intern(name);
     } else if (kind == EventKind::Runtime) {
         if (corr == 0) return;  // only launches matter, to match kernels
         e.cat = "cuda_runtime";
-        e.name = name;
+        e.name = p.names.intern(name);
     } else {
         e.cat = "cpu_op";
-        readEmitNvtxName(name, e);
-        readStepName(e);
+        readEmitNvtxName(name, e, p.names);
+        readStepName(e, p.names);
         p.trained |= e.name == "torch::autograd::AccumulateGrad";
         if (payload.bytes && *payload.bytes >= 0 && e.name == "ncclAllReduce") {
             e.msgElements = *payload.bytes;  // NCCL counts the message in bytes

@@ -15,14 +15,14 @@ namespace {
 constexpr std::string_view kAccumulateGrad = "torch::autograd::AccumulateGrad";
 constexpr std::string_view kCommsRecord = "record_param_comms";
 
-bool startsWith(const std::string& s, std::string_view prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 bool isAllReduceKernel(const RawEvent& e) {
     return e.cat == "kernel" && (startsWith(e.name, "ncclKernel_AllReduce") || startsWith(e.name, "ncclDevKernel_AllReduce"));
 }
 bool isNcclKernel(const RawEvent& e) { return e.cat == "kernel" && startsWith(e.name, "nccl"); }
 bool onHost(const RawEvent& e) { return e.cat != "kernel" && e.cat != "gpu_user_annotation" && e.cat != "gpu_memcpy" && e.cat != "gpu_memset"; }
-bool isAllReduceCollective(const std::string& c) { return c == "allreduce" || c == "all_reduce"; }
+bool isAllReduceCollective(std::string_view c) { return c == "allreduce" || c == "all_reduce"; }
 
 // What a trace lacks, said as how to record it with the tool that wrote it.
 struct Advice {
@@ -53,12 +53,36 @@ const Advice& adviceFor(DdpTraceSource source) {
 }
 
 // Bytes per element of Kineto's dtype names (c10's ScalarType names); 0 for one replay cannot size.
-int dtypeBytes(const std::string& t) {
+int dtypeBytes(std::string_view t) {
     if (t == "Float" || t == "Int" || t == "ComplexHalf") return 4;
     if (t == "Double" || t == "Long" || t == "ComplexFloat") return 8;
     if (t == "Half" || t == "BFloat16" || t == "Short") return 2;
     if (t == "Byte" || t == "Char" || t == "Bool" || startsWith(t, "Float8")) return 1;
     return 0;
+}
+
+// Larger than any gradient bucket (or gradient) a GPU holds: a size beyond it is a corrupt trace. Sizes are held
+// at most one past it, so products and sums of them stay inside int64 (they overflowed on crafted traces: UB, and
+// a wrapped message size read as "no message sizes").
+constexpr std::int64_t kMaxBucketBytes = std::int64_t{1} << 40;  // 1 TiB
+constexpr std::int64_t kTooLarge = kMaxBucketBytes + 1;
+
+// A message's bytes from its element count and dtype: -1 when unknown, kTooLarge when beyond any bucket.
+std::int64_t messageBytes(std::int64_t elements, std::string_view dtype) {
+    const int size = dtypeBytes(dtype);
+    if (elements < 0 || size <= 0) return -1;
+    return elements > kMaxBucketBytes / size ? kTooLarge : elements * size;
+}
+
+// A shape's element count: -1 without a shape, kTooLarge / 4 + 1 when beyond any gradient.
+std::int64_t shapeElements(const RawEvent& grad) {
+    if (!grad.hasInputDims) return -1;
+    std::int64_t elements = 1;
+    for (std::int64_t d : grad.firstInputDims) {
+        if (d != 0 && elements > kMaxBucketBytes / 4 / d) return kMaxBucketBytes / 4 + 1;
+        elements *= d;
+    }
+    return elements;
 }
 
 struct Step {
@@ -137,7 +161,7 @@ std::vector<Collective> collectivesOf(const std::vector<RawEvent>& events) {
     for (const RawEvent* l : launches) {
         Collective c;
         c.launch = l->ts;
-        if (l->msgElements >= 0 && dtypeBytes(l->dtype) > 0) c.bytes = l->msgElements * dtypeBytes(l->dtype);
+        c.bytes = messageBytes(l->msgElements, l->dtype);
         c.start = l->ts;
         c.end = l->ts + l->dur;
         // The first device-side all-reduce not before the launch: NCCL's stream and Gloo's queue keep launch order.
@@ -145,8 +169,7 @@ std::vector<Collective> collectivesOf(const std::vector<RawEvent>& events) {
         if (next < device.size() && device[next] != l) {
             c.start = device[next]->ts;
             c.end = device[next]->ts + device[next]->dur;
-            if (c.bytes < 0 && device[next]->msgElements >= 0 && dtypeBytes(device[next]->dtype) > 0)
-                c.bytes = device[next]->msgElements * dtypeBytes(device[next]->dtype);
+            if (c.bytes < 0) c.bytes = messageBytes(device[next]->msgElements, device[next]->dtype);
             ++next;
         }
         out.push_back(c);
@@ -158,7 +181,7 @@ std::vector<Step> stepsOf(const std::vector<RawEvent>& events) {
     std::vector<Step> steps;
     for (const RawEvent* e : select(events, [](const RawEvent& e) { return startsWith(e.name, "ProfilerStep#") && onHost(e); })) {
         Step s;
-        const std::string digits = e->name.substr(e->name.find('#') + 1);
+        const std::string_view digits = e->name.substr(e->name.find('#') + 1);
         if (std::from_chars(digits.data(), digits.data() + digits.size(), s.number).ec != std::errc()) continue;
         s.start = e->ts;
         s.end = e->ts + e->dur;
@@ -183,46 +206,43 @@ Result<std::vector<StepObservation>> observeRank(const KinetoRank& rank, const A
     const DeviceClock device(events);
 
     std::vector<StepObservation> out;
+    // Every list is in time order: each step reads its own part of them by binary search (a scan from the start per
+    // step was quadratic, minutes on a crafted trace of many short steps).
+    auto from = [](const auto& sorted, std::int64_t t, auto timeOf) {
+        return std::lower_bound(sorted.begin(), sorted.end(), t, [&](const auto& x, std::int64_t u) { return timeOf(x) < u; });
+    };
+    auto opTime = [](const RawEvent* e) { return e->ts; };
     for (const Step& step : steps) {
         StepObservation o;
         o.step = step;
-        auto inStep = [&](std::int64_t t) { return t >= step.start && t < step.end; };
         std::vector<const RawEvent*> stepGrads;
-        for (const RawEvent* g : grads)
-            if (inStep(g->ts)) stepGrads.push_back(g);
+        for (auto it = from(grads, step.start, opTime); it != grads.end() && (*it)->ts < step.end; ++it) stepGrads.push_back(*it);
         if (stepGrads.empty()) continue;
         std::int64_t backwardHost = stepGrads.front()->ts;
-        for (const RawEvent* b : backwardOps)
-            if (inStep(b->ts)) {
-                backwardHost = std::min(backwardHost, b->ts);
-                break;
-            }
+        if (auto b = from(backwardOps, step.start, opTime); b != backwardOps.end() && (*b)->ts < step.end)
+            backwardHost = std::min(backwardHost, (*b)->ts);
         o.backwardStart = device.readyAt(backwardHost);
         // A bucket: the gradients accumulated since the previous launch. A launch with none is not DDP's.
         std::size_t g = 0;
-        for (const Collective& c : collectives) {
-            if (c.launch < stepGrads.front()->ts || !inStep(c.launch)) continue;
+        for (auto c = from(collectives, stepGrads.front()->ts, [](const Collective& x) { return x.launch; });
+             c != collectives.end() && c->launch < step.end; ++c) {
             const std::size_t first = g;
-            while (g < stepGrads.size() && stepGrads[g]->ts < c.launch) ++g;
+            while (g < stepGrads.size() && stepGrads[g]->ts < c->launch) ++g;
             if (g == first) continue;
             o.bucketSizes.push_back(static_cast<int>(g - first));
-            o.collectives.push_back(c);
+            o.collectives.push_back(*c);
         }
         if (g != stepGrads.size() || o.collectives.empty()) continue;  // the step ends before its last bucket's launch
         std::int64_t previous = o.backwardStart;
         for (const RawEvent* grad : stepGrads) {
             previous = std::max(previous, device.readyAt(grad->ts + grad->dur));
             o.ready.push_back(previous);
-            std::int64_t elements = grad->hasInputDims ? 1 : -1;
-            for (std::int64_t d : grad->firstInputDims) elements *= d;
-            o.gradElements.push_back(elements);
+            o.gradElements.push_back(shapeElements(*grad));
         }
-        for (const RawEvent* op : optimizerOps)
-            if (inStep(op->ts) && op->ts >= stepGrads.back()->ts) {
-                o.optimizerStart = op->ts;
-                o.optimizerEnd = op->ts + op->dur;
-                break;
-            }
+        if (auto op = from(optimizerOps, stepGrads.back()->ts, opTime); op != optimizerOps.end() && (*op)->ts < step.end) {
+            o.optimizerStart = (*op)->ts;
+            o.optimizerEnd = (*op)->ts + (*op)->dur;
+        }
         out.push_back(std::move(o));
     }
     if (out.empty()) return errorStatus(where + "no ProfilerStep#N holds a whole backward with its all-reduces");
@@ -234,7 +254,7 @@ Result<std::vector<StepObservation>> observeRank(const KinetoRank& rank, const A
 
 }  // namespace
 
-bool kinetoArgsWanted(const std::string& name) {
+bool kinetoArgsWanted(std::string_view name) {
     return name == kAccumulateGrad || name == kCommsRecord || startsWith(name, "ncclKernel_AllReduce") ||
            startsWith(name, "ncclDevKernel_AllReduce");
 }
@@ -264,13 +284,16 @@ Result<DdpReplayInput> extractKinetoDdp(const std::vector<KinetoRank>& ranks, in
     for (std::size_t b = 0, g = 0; b < ref.bucketSizes.size(); ++b) {
         const std::size_t first = g, count = static_cast<std::size_t>(ref.bucketSizes[b]);
         std::int64_t fromShapes = 0;
-        for (std::size_t k = first; k < first + count; ++k) fromShapes += ref.gradElements[k] * 4;
+        for (std::size_t k = first; k < first + count; ++k) fromShapes = std::min(kTooLarge, fromShapes + ref.gradElements[k] * 4);
         std::int64_t total = ref.collectives[b].bytes;
         if (total < 0) {
             if (!in.exactSizes)
                 return errorStatus(advice.noSizes);
             total = fromShapes;
         }
+        if (total > kMaxBucketBytes)
+            return errorStatus("bucket " + std::to_string(b) + " is larger than 1 TiB by the trace's message sizes or shapes: "
+                               "they are corrupt");
         if (in.exactSizes && fromShapes != total) in.exactSizes = false;  // another dtype or layout: keep the sums
         for (std::size_t k = first; k < first + count; ++k)
             bytes[k] = in.exactSizes ? ref.gradElements[k] * 4 : (total / static_cast<std::int64_t>(count) + 3) / 4 * 4;

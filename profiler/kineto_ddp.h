@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "profiler/chrome_raw_event.h"
@@ -36,7 +37,7 @@
 namespace pacer::profiler {
 
 // Whether the importer should read Kineto's replay arguments of an op with this name (cheap: most events are not).
-bool kinetoArgsWanted(const std::string& name);
+bool kinetoArgsWanted(std::string_view name);
 
 struct KinetoRank {
     int rank = 0;

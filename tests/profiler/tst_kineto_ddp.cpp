@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 
 using namespace pacer::profiler;
@@ -137,6 +138,40 @@ private slots:
         QVERIFY(parsed.ok());  // it imports all the same
         const std::string missing = json::parse(info.experiment_json)["imported"]["replay_missing"].get<std::string>();
         QVERIFY2(missing.find("record_shapes=True") != std::string::npos, missing.c_str());
+        QCOMPARE(info.policy, std::string("imported"));
+    }
+
+    // Sizes no gradient bucket has (crafted or corrupt traces): said as such, where products and sums of them
+    // overflowed int64 (undefined behaviour; a wrapped message size read as "no message sizes").
+    void refusesSizesBeyondAnyBucket_data() {
+        QTest::addColumn<qint64>("firstMessage");  // "In msg nelems" of each step's first bucket; -1: none recorded
+        QTest::addColumn<QList<qint64>>("firstShape");  // "Input Dims" of each step's first gradient; empty: as recorded
+        QTest::newRow("message of 2^61 floats (wraps int64)") << qint64{(1LL << 61) + 5} << QList<qint64>{};
+        QTest::newRow("message of 2^40 floats") << qint64{1LL << 40} << QList<qint64>{};
+        QTest::newRow("shape of 2^60 elements, no message") << qint64{-1} << QList<qint64>{1LL << 30, 1LL << 30};
+        QTest::newRow("shape of 2^64 elements (wraps), no message") << qint64{-1} << QList<qint64>{1LL << 32, 1LL << 32};
+    }
+    void refusesSizesBeyondAnyBucket() {
+        QFETCH(qint64, firstMessage);
+        QFETCH(QList<qint64>, firstShape);
+        json trace = rankTrace(0);
+        for (json& e : trace["traceEvents"]) {
+            const std::string name = e["name"];
+            const double offset = e["ts"].get<double>() - std::floor(e["ts"].get<double>() / 10000) * 10000;
+            if (name == "record_param_comms" && offset == 5200) {
+                if (firstMessage < 0) e["args"].erase("In msg nelems");
+                else e["args"]["In msg nelems"] = firstMessage;
+            }
+            if (name == "torch::autograd::AccumulateGrad" && offset == 4500 && !firstShape.isEmpty())
+                e["args"]["Input Dims"] = json::array({json(std::vector<qint64>(firstShape.begin(), firstShape.end()))});
+        }
+        RunInfo info;
+        auto parsed = parseChromeTraceText(trace.dump(), "huge.json", &info);
+        QVERIFY(parsed.ok());  // the spans import all the same
+        const json imported = json::parse(info.experiment_json)["imported"];
+        QVERIFY2(imported.contains("replay_missing"), info.experiment_json.c_str());
+        const std::string missing = imported["replay_missing"].get<std::string>();
+        QVERIFY2(missing.find("bucket 0 is larger than 1 TiB") != std::string::npos, missing.c_str());
         QCOMPARE(info.policy, std::string("imported"));
     }
 };

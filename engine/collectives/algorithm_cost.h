@@ -41,7 +41,8 @@ struct LinkParams {
     // What the ranks measured (calibrateLinkParams), per algorithm. An algorithm with measured times is weighed by
     // them, not by the model: one fit of α, β, γ for all algorithms misses each one's measured times by some percent,
     // and that was enough for auto to leave the transport's own all-reduce where it had measured fastest. The
-    // transport's own all-reduce (native) is a candidate only when measured. Empty: emulated links, replay.
+    // transport's own all-reduce (native) is a candidate only when measured. Beyond the largest size measured, each
+    // grows from its last time by its model's cost per byte (native as the ring). Empty: emulated links, replay.
     std::vector<MeasuredCost> measured = {};
     const MeasuredCost* measuredCost(Algorithm algorithm) const;
     bool nativeKnown() const { return measuredCost(Algorithm::Native) != nullptr; }

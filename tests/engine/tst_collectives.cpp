@@ -234,7 +234,7 @@ private slots:
         // Where the transport's own all-reduce is measured faster at every size, auto keeps it; a tie keeps it too.
         if (ranks > 1) {
             LinkParams fastNative;
-            fastNative.measured.push_back({Algorithm::Native, {{4, 0}, {1 << 20, 0}}});
+            fastNative.measured.push_back({Algorithm::Native, {{4, 0}, {std::size_t{256} << 20, 0}}});
             for (std::size_t bytes : {std::size_t{4}, std::size_t{1} << 20, std::size_t{256} << 20})
                 QCOMPARE(chooseAlgorithm(ranks, t, bytes, fastNative), Algorithm::Native);
         }
@@ -284,6 +284,32 @@ private slots:
         for (std::size_t i = 0; i < sizes.size(); ++i)
             QCOMPARE(QString::fromStdString(algorithmName(chooseAlgorithm(ranks, Topology::flat(), sizes[i], *link))),
                      expected[static_cast<int>(i)]);
+    }
+
+    // Beyond the largest size timed, times grow by the models' cost per byte: recursive doubling measured a hair ahead at 4 MiB
+    // on 4 ranks (with a shallow measured slope from 256 KiB) is not taken at 64 MiB, where it moves 2 bytes per byte
+    // of the vector against 1.5 for halving-doubling and the ring (as gloo::allreduce runs). A line through its own
+    // points chose it there, and it ran at 0.69-0.88 of Gloo from 16 MiB up.
+    void largeSizesGrowAsTheModels() {
+        std::vector<CollectiveSample> samples;
+        const std::vector<std::size_t> sizes = calibrationSizes();
+        const std::pair<Algorithm, std::vector<double>> times[] = {
+            {Algorithm::Ring, {300'000, 2'000'000, 22'000'000}},
+            {Algorithm::RecursiveDoubling, {150'000, 2'400'000, 19'800'000}},
+            {Algorithm::HalvingDoubling, {250'000, 1'900'000, 20'000'000}},
+            {Algorithm::Native, {280'000, 1'800'000, 20'500'000}}};
+        for (std::size_t i = 0; i < sizes.size(); ++i)
+            for (const auto& [a, t] : times) samples.push_back({a, 4, static_cast<double>(sizes[i]), t[i]});
+        auto link = linkFromCalibration(samples, Topology::flat());
+        QVERIFY2(link.ok(), link.message().c_str());
+        QCOMPARE(chooseAlgorithm(4, Topology::flat(), sizes.back(), *link), Algorithm::RecursiveDoubling);
+        for (std::size_t bytes : {std::size_t{16} << 20, std::size_t{64} << 20, std::size_t{256} << 20}) {
+            QCOMPARE(chooseAlgorithm(4, Topology::flat(), bytes, *link), Algorithm::HalvingDoubling);
+            // Each grows from its own 4 MiB time; native as the ring.
+            const double grown = allreduceCostNs(Algorithm::Native, 4, Topology::flat(), bytes, *link) - 20'500'000;
+            QVERIFY(grown > 0);
+            QCOMPARE(allreduceCostNs(Algorithm::Ring, 4, Topology::flat(), bytes, *link) - 22'000'000, grown);
+        }
     }
 
     // A real calibration on Gloo ranks: every rank holds the same times, and at each size timed the choice is the

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <new>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -25,8 +26,7 @@ using Clock = std::chrono::steady_clock;
 float checkValue(int rank, std::size_t i) { return static_cast<float>((rank + 1) * static_cast<int>(i % 13 + 1)); }
 
 struct RankTimes {
-    double engineUs = 0;
-    double glooUs = 0;
+    std::vector<double> engineUs, glooUs;  // every timed call, round after round (o.iterations per round)
     std::size_t wrong = 0;
     std::string ran;
 };
@@ -45,44 +45,51 @@ struct EngineSide {
     LinkParams link;  // auto's choice
 };
 
-// One rank's part for one size. Every rank runs the same sequence of collectives, so their loops stay in step;
-// each timed all-reduce starts after an all-reduce of one float that acts as a barrier.
+// One rank's part for one size in one round (the exact-sum check in the first round only). Every rank runs the same
+// sequence of collectives, so their loops stay in step; each timed all-reduce starts after an all-reduce of one float
+// that acts as a barrier.
 Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const EngineSide& side, std::size_t bytes,
-                    RankTimes& out) {
+                    bool check, RankTimes& out) {
     const std::size_t count = bytes / sizeof(float);
-    std::vector<TensorInfo> tensors{TensorInfo{0, "bench", 0, count}};
     std::vector<float> data(count);
     float barrierValue = 0;
     auto barrier = [&] { return transport.allreduce(&barrierValue, 1); };
 
-    PolicyConfig config;
-    config.name = "manual";
-    config.segment_bytes = o.segment_bytes;
-    auto policy = makePolicy(config, tensors);
-    if (!policy.ok()) return policy.status();
-    RuntimeOptions ro;
-    ro.mode = o.algorithm == "dynamic" ? OrderMode::Dynamic : OrderMode::Plan;
-    ro.channels = o.channels;
-    if (ro.mode == OrderMode::Plan) {
-        auto planner = makePolicy(config, tensors);
-        auto plan = recordPlan(**planner, tensors);
-        if (!plan.ok()) return plan.status();
-        ro.plan = std::move(plan.value());
-    }
-    Runtime runtime(transport, std::move(policy.value()), tensors, {data.data()}, ro, nullptr);
+    // plan and dynamic: the runtime, with the segment size as its policy's.
+    std::optional<Runtime> runtime;
     int iteration = 0;
+    if (side.algorithm == Algorithm::Native) {
+        std::vector<TensorInfo> tensors{TensorInfo{0, "bench", 0, count}};
+        PolicyConfig config;
+        config.name = "manual";
+        config.segment_bytes = o.segment_bytes;
+        auto policy = makePolicy(config, tensors);
+        if (!policy.ok()) return policy.status();
+        RuntimeOptions ro;
+        ro.mode = o.algorithm == "dynamic" ? OrderMode::Dynamic : OrderMode::Plan;
+        ro.channels = o.channels;
+        if (ro.mode == OrderMode::Plan) {
+            auto planner = makePolicy(config, tensors);
+            auto plan = recordPlan(**planner, tensors);
+            if (!plan.ok()) return plan.status();
+            ro.plan = std::move(plan.value());
+        }
+        runtime.emplace(transport, std::move(policy.value()), tensors, std::vector<float*>{data.data()}, ro, nullptr);
+    }
     const Algorithm chosen = side.algorithm == Algorithm::Auto
                                  ? chooseAlgorithm(transport.size(), side.topology, bytes, side.link)
                                  : side.algorithm;
     out.ran = side.algorithm == Algorithm::Native ? o.algorithm : algorithmName(chosen);
+    // Both sides reduce the same buffer in place, whole: Gloo's ring cuts it into its own 1 MiB segments, the
+    // algorithms into the point-to-point layer's pieces, the runtime into the policy's segments.
     auto engineOnce = [&]() -> Status {
-        if (side.algorithm != Algorithm::Native && chosen == Algorithm::Native)  // auto kept gloo::allreduce
+        if (side.algorithm != Algorithm::Native && chosen == Algorithm::Native)  // auto kept the transport's own
             return transport.allreduce(data.data(), count);
         if (side.algorithm != Algorithm::Native)
             return runAllreduce(chosen, *transport.pointToPoint(0), data.data(), count, {side.topology, 0});
-        PACER_RETURN_IF_ERROR(runtime.beginIteration(iteration++));
-        runtime.gradientReady(0);
-        return runtime.waitAll();
+        PACER_RETURN_IF_ERROR(runtime->beginIteration(iteration++));
+        runtime->gradientReady(0);
+        return runtime->waitAll();
     };
     auto fill = [&] {
         for (std::size_t i = 0; i < count; ++i) data[i] = checkValue(transport.rank(), i);
@@ -94,22 +101,23 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const 
         return wrong;
     };
 
-    // Check passes first: exact integer sums, both paths.
-    fill();
-    PACER_RETURN_IF_ERROR(engineOnce());
-    out.wrong = countWrong();
-    fill();
-    PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
-    out.wrong += countWrong();
+    if (check) {  // exact integer sums, both paths
+        fill();
+        PACER_RETURN_IF_ERROR(engineOnce());
+        out.wrong = countWrong();
+        fill();
+        PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
+        out.wrong += countWrong();
+    }
 
-    // Timed passes, interleaved: each engine all-reduce is followed by one gloo::allreduce, each timed on its own
-    // between barriers, and the medians kept, so that a load spike on the shared machine hits both sides alike and
-    // moves neither median. The values grow as sums of sums; only the time matters here.
+    // Timed passes, interleaved: each engine all-reduce is followed by one of the transport's own, each timed on its
+    // own between barriers, so that a load spike on the shared machine hits both sides alike. The warm-up calls
+    // touch every buffer either side allocates (scratch, pieces) before the timing. The values grow as sums of
+    // sums; only the time matters here.
     for (int i = 0; i < o.warmup; ++i) {
         PACER_RETURN_IF_ERROR(engineOnce());
         PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
     }
-    std::vector<double> engineUs, glooUs;
     auto timed = [&](auto&& once, std::vector<double>& us) -> Status {
         PACER_RETURN_IF_ERROR(barrier());
         const auto start = Clock::now();
@@ -118,19 +126,38 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const 
         return Status::success();
     };
     for (int i = 0; i < o.iterations; ++i) {
-        PACER_RETURN_IF_ERROR(timed(engineOnce, engineUs));
-        PACER_RETURN_IF_ERROR(timed([&] { return transport.allreduce(data.data(), count); }, glooUs));
+        PACER_RETURN_IF_ERROR(timed(engineOnce, out.engineUs));
+        PACER_RETURN_IF_ERROR(timed([&] { return transport.allreduce(data.data(), count); }, out.glooUs));
     }
-    auto median = [](std::vector<double>& v) {
-        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-        return v[v.size() / 2];
-    };
-    out.engineUs = median(engineUs);
-    out.glooUs = median(glooUs);
     return Status::success();
 }
 
+// The middle value; of an even count, the mean of the two middle ones (two rounds must not report the better one).
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
 }  // namespace
+
+double AllreduceBenchRow::ratioMin() const {
+    return round_ratios.empty() ? ratio : *std::min_element(round_ratios.begin(), round_ratios.end());
+}
+double AllreduceBenchRow::ratioMax() const {
+    return round_ratios.empty() ? ratio : *std::max_element(round_ratios.begin(), round_ratios.end());
+}
+
+std::string judgeRatio(const AllreduceBenchRow& row, double goal, double maxSpread) {
+    const double lo = row.ratioMin(), hi = row.ratioMax();
+    if (lo >= goal) return "met";
+    if (hi < goal) return "NOT met";
+    if (hi - lo <= maxSpread) return row.ratio >= goal ? "met" : "NOT met";
+    char text[96];
+    std::snprintf(text, sizeof text, "not judged (spread %.2f..%.2f wider than %.2f)", lo, hi, maxSpread);
+    return text;
+}
 
 std::vector<std::string> allreduceBenchAlgorithms() {
     return {"plan", "dynamic", "ring", "recursive-doubling", "halving-doubling", "torus", "auto"};
@@ -155,6 +182,7 @@ Status validate(const AllreduceBenchOptions& o) {
     }
     if (o.segment_bytes < sizeof(float)) return Status::error("segment size must be at least 4 bytes");
     if (o.iterations < 1) return Status::error("iterations must be at least 1");
+    if (o.rounds < 1) return Status::error("rounds must be at least 1");
     if (o.warmup < 0) return Status::error("warmup cannot be negative");
     bool known = false;
     for (const auto& a : allreduceBenchAlgorithms()) known = known || a == o.algorithm;
@@ -220,8 +248,9 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
                         else side.link = fitted.value();
                     }
                 }
-                for (std::size_t s = 0; s < sizes.size() && results[r].ok(); ++s)
-                    results[r] = benchOneSize(**transport, o, side, sizes[s], times[r][s]);
+                for (int round = 0; round < o.rounds && results[r].ok(); ++round)
+                    for (std::size_t s = 0; s < sizes.size() && results[r].ok(); ++s)
+                        results[r] = benchOneSize(**transport, o, side, sizes[s], round == 0, times[r][s]);
             } catch (const std::bad_alloc&) {
                 results[r] = Status::error("rank " + std::to_string(r) + ": out of memory");
             }
@@ -242,11 +271,25 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
         AllreduceBenchRow row;
         row.bytes = sizes[s];
         row.ran = times[0][s].ran;
-        for (int r = 0; r < o.ranks; ++r) {  // the slowest rank sets the time, as in nccl-tests
-            row.time_us = std::max(row.time_us, times[r][s].engineUs);
-            row.gloo_time_us = std::max(row.gloo_time_us, times[r][s].glooUs);
+        // Per timed call, the slowest rank's time, as in nccl-tests; every rank timed the same calls in the same order.
+        const std::size_t calls = times[0][s].engineUs.size();
+        std::vector<double> engineUs(calls, 0.0), glooUs(calls, 0.0);
+        for (int r = 0; r < o.ranks; ++r) {
+            for (std::size_t c = 0; c < calls; ++c) {
+                engineUs[c] = std::max(engineUs[c], times[r][s].engineUs[c]);
+                glooUs[c] = std::max(glooUs[c], times[r][s].glooUs[c]);
+            }
             row.wrong += times[r][s].wrong;
         }
+        row.time_us = median(engineUs);
+        row.gloo_time_us = median(glooUs);
+        for (int round = 0; round < o.rounds; ++round) {
+            const auto from = static_cast<std::ptrdiff_t>(round) * o.iterations, to = from + o.iterations;
+            const double engine = median(std::vector<double>(engineUs.begin() + from, engineUs.begin() + to));
+            const double gloo = median(std::vector<double>(glooUs.begin() + from, glooUs.begin() + to));
+            row.round_ratios.push_back(engine > 0 ? gloo / engine : 0);
+        }
+        row.ratio = median(row.round_ratios);
         row.algbw = row.time_us > 0 ? row.bytes / row.time_us / 1e3 : 0;
         row.busbw = row.algbw * busFactor;
         row.gloo_busbw = row.gloo_time_us > 0 ? row.bytes / row.gloo_time_us / 1e3 * busFactor : 0;

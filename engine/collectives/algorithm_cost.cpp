@@ -124,11 +124,45 @@ bool fitSubset(const std::vector<CollectiveSample>& samples, const Topology& top
 
 }  // namespace
 
-double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link) {
-    if (algorithm == Algorithm::Native)
-        return ranks > 1 && link.nativeKnown() ? link.native_alpha_ns + bytes * link.native_ns_per_byte : 0;
+double MeasuredCost::at(double bytes) const {
+    if (points.empty()) return 0;
+    if (points.size() == 1) return points[0].second;
+    std::size_t i = 1;  // the segment [i-1, i] that holds bytes, or the nearest one
+    while (i + 1 < points.size() && bytes > points[i].first) ++i;
+    const auto [x0, y0] = points[i - 1];
+    const auto [x1, y1] = points[i];
+    const double slope = x1 != x0 ? (y1 - y0) / (x1 - x0) : 0;
+    return std::max(0.0, y0 + slope * (bytes - x0));
+}
+
+const MeasuredCost* LinkParams::measuredCost(Algorithm algorithm) const {
+    for (const MeasuredCost& m : measured)
+        if (m.algorithm == algorithm && !m.points.empty()) return &m;
+    return nullptr;
+}
+
+namespace {
+double modelCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link) {
     const Coefficients c = coefficients(algorithm, ranks, topology);
     return c.alpha * link.alpha_ns + c.beta * bytes * link.beta_ns_per_byte + c.gamma * bytes * link.gamma_ns_per_byte;
+}
+}  // namespace
+
+double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link) {
+    if (ranks <= 1) return 0;
+    if (const MeasuredCost* m = link.measuredCost(algorithm)) {
+        const auto [lastBytes, lastNs] = m->points.back();
+        if (bytes <= lastBytes) return m->at(bytes);
+        // Beyond the largest size timed, each grows from its last time by its model's cost per byte, with the α, β, γ
+        // fitted over all algorithms (native as the ring, which is what Gloo's all-reduce and the shared-memory one
+        // run). Why: a slope measured between two sizes is as noisy as they are, and on 4 Gloo ranks it made
+        // recursive doubling, which moves a third more bytes than the ring, look cheapest from 16 MiB up, where it
+        // ran at 0.69-0.88 of gloo::allreduce; the models know which algorithm moves more bytes.
+        const Coefficients c = coefficients(algorithm == Algorithm::Native ? Algorithm::Ring : algorithm, ranks, topology);
+        return lastNs + (bytes - lastBytes) * (c.beta * link.beta_ns_per_byte + c.gamma * link.gamma_ns_per_byte);
+    }
+    if (algorithm == Algorithm::Native || algorithm == Algorithm::Auto) return 0;
+    return modelCostNs(algorithm, ranks, topology, bytes, link);
 }
 
 std::vector<Algorithm> candidateAlgorithms(int ranks, const Topology& topology) {

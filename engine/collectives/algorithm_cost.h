@@ -20,32 +20,44 @@
 #include "engine/status.h"
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace pacer::engine {
+
+// Times of one algorithm measured on the ranks (calibrateLinkParams): (bytes, ns) points by increasing bytes.
+struct MeasuredCost {
+    Algorithm algorithm = Algorithm::Native;
+    std::vector<std::pair<double, double>> points;
+    // Piecewise linear through the points; before the first and after the last, the line through the two nearest
+    // (never below 0). One point: that time at every size.
+    double at(double bytes) const;
+};
 
 struct LinkParams {
     double alpha_ns = 20'000;  // per message step
     double beta_ns_per_byte = 0.8;  // 10 Gb/s
     double gamma_ns_per_byte = 0.1;  // an add of float32 at ~10 GB/s
-    // The transport's own all-reduce (gloo::allreduce) as a line measured on the ranks, when known: auto then weighs
-    // it like the others and keeps it wherever Pacer's algorithms are not faster. Negative: unknown, not a candidate
-    // (emulated links, replay).
-    double native_alpha_ns = -1;
-    double native_ns_per_byte = -1;
-    bool nativeKnown() const { return native_alpha_ns >= 0 && native_ns_per_byte >= 0; }
+    // What the ranks measured (calibrateLinkParams), per algorithm. An algorithm with measured times is weighed by
+    // them, not by the model: one fit of α, β, γ for all algorithms misses each one's measured times by some percent,
+    // and that was enough for auto to leave the transport's own all-reduce where it had measured fastest. The
+    // transport's own all-reduce (native) is a candidate only when measured. Beyond the largest size measured, each
+    // grows from its last time by its model's cost per byte (native as the ring). Empty: emulated links, replay.
+    std::vector<MeasuredCost> measured = {};
+    const MeasuredCost* measuredCost(Algorithm algorithm) const;
+    bool nativeKnown() const { return measuredCost(Algorithm::Native) != nullptr; }
 };
 
-// The modelled time of one all-reduce of `bytes` over `ranks` ranks: a concrete algorithm, or native when the link
-// knows its line (0 for one rank, for auto, and for native when unknown).
+// The time of one all-reduce of `bytes` over `ranks` ranks: measured (interpolated) where the link has the algorithm's
+// measured times, otherwise the model; native only when measured (0 for one rank, for auto, and for native unknown).
 double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link);
 
 // The algorithms that can run on this topology and rank count: ring, recursive doubling and halving-doubling
 // everywhere; the torus on a torus topology.
 std::vector<Algorithm> candidateAlgorithms(int ranks, const Topology& topology);
 
-// The candidate with the lowest modelled cost (the first in candidateAlgorithms order on a tie); native, when the link
-// knows its line, comes before them all, so a tie keeps the transport's own all-reduce.
+// The candidate with the lowest cost (allreduceCostNs; the first in candidateAlgorithms order on a tie); native, when
+// the link has its measured times, comes before them all, so a tie keeps the transport's own all-reduce.
 Algorithm chooseAlgorithm(int ranks, const Topology& topology, std::size_t bytes, const LinkParams& link);
 
 // One observed all-reduce, for fitting.

@@ -18,36 +18,23 @@
 // gave up: fail at once, as Gloo's closed connections do) and its peers' processes (one that exited or became a
 // zombie is named at once); a stopped or hung peer is named by its stale heartbeat at the timeout. Never a hang.
 //
-// Point-to-point (the collective algorithms of engine/collectives): every rank has an outbox per channel, 16 slots in
-// the segment, each a label and 128 KiB of data. A sender posts each piece of a message (at most 128 KiB) in a free
-// slot of its own outbox, labelled with the receiver, the collective, the round, the tag and the piece's index and
-// where the piece is in the sender's memory, and rings the receiver's doorbell; the receiver reads the piece from
-// the sender's memory, adding it straight into its vector (or copying it in), frees the slot and rings back. One
-// copy per byte, no thread but the caller's (over loopback TCP each byte crosses the kernel twice and wakes Gloo's
-// event loop): a plain copy between thread ranks of one process, process_vm_readv (one copy by the kernel) between
-// processes. Where a rank cannot read its peers' memory (a container that forbids process_vm_readv; every rank
-// probes every other at rendezvous and all learn the answer), the sender copies the piece into the slot's data
-// and the receiver reads it from there: two copies, still no kernel. A direct send is through once its receiver
-// has freed the slot, a copied one once it is in the slot. Labels, not slot positions, match pieces, so a piece for a later round may wait in
-// an outbox until its receiver gets there. One loop per round both posts the sends (each piece when the emulated
-// link of its port has carried it) and takes the receives, so a sender whose outbox is full keeps serving its
-// peers and no round can deadlock. A doorbell is a futex word with a count of sleepers: the ringer makes the
-// system call only when someone sleeps. A waiting round looks only at the peers it waits on: a rank that did its
-// part of a collective and exited is no problem for ranks still exchanging with others.
+// Point-to-point (the collective algorithms of engine/collectives): outboxes in the same segment, one per rank and
+// channel (shm_point_to_point.h). This file maps the segment (shm_segment.h), runs the rendezvous, and judges the
+// peers for both: the barriers here and the point-to-point rounds wait on them alike.
 //
 // Rendezvous: rank 0 creates the segment under a unique name and publishes the name in <dir>/pacer-shm; the
 // others open it, register their pid and wait until all have; then rank 0 unlinks the name, so nothing is left
 // in /dev/shm whatever happens later.
+
 #include "engine/transport/heartbeat.h"
 #include "engine/transport/link_emulator.h"
+#include "engine/transport/shm_point_to_point.h"
+#include "engine/transport/shm_segment.h"
 #include "engine/transport/transport.h"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -60,103 +47,21 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <span>
 #include <thread>
 
 namespace pacer::engine {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using namespace shm;
 
 constexpr std::uint32_t kMagic = 0x50534d32;  // "PSM2": with outboxes
-constexpr int kMaxRanks = 64;
-// 1 MiB per rank and set: a 25 MiB DDP bucket is 25 chunks (50 barriers of a few µs), while 16 channels of 8
-// ranks still fit in 512 MiB of /dev/shm with the outboxes.
-constexpr std::size_t kSlotFloats = std::size_t(1) << 18;
-// Point-to-point outbox per rank and channel: 16 pieces of at most 128 KiB in flight, enough for every port of a
-// 3-D torus to have two or more on their way while the receiver adds the ones before.
-constexpr int kOutboxSlots = 16;
-constexpr std::size_t kPieceFloats = std::size_t(1) << 15;
-constexpr auto kPeerCheck = std::chrono::milliseconds(20);  // how often a waiting round looks for dead peers
 // The word each rank's peers read at rendezvous to learn whether they can read its memory.
 const std::uint64_t kProbeWord = 0x5041434552524541;
-constexpr auto kSpin = std::chrono::microseconds(30);   // spin before sleeping: a peer arriving soon costs no wake-up
-constexpr auto kSleepSlice = std::chrono::milliseconds(50);
 constexpr auto kPollRendezvous = std::chrono::milliseconds(2);
 
-struct alignas(64) Header {
-    std::uint32_t magic;
-    std::uint32_t ranks;
-    std::uint32_t channels;
-    std::uint32_t slot_floats;
-    std::int32_t creator_pid;
-    std::atomic<std::uint32_t> attached;
-    std::atomic<std::int32_t> aborted_by;  // 0; -1 while the first rank to give up writes its reason; 1 + that rank
-    char abort_reason[512];                 // why it gave up (it may have named a dead peer first)
-    std::atomic<std::int32_t> pids[kMaxRanks];
-    // Whether every rank can read every other rank's memory (process_vm_readv; threads of one process always can):
-    // each publishes the address of a known word, reads its peers' and counts itself as probed.
-    std::uint64_t probe_address[kMaxRanks];
-    std::atomic<std::uint32_t> probed;
-    std::atomic<std::uint32_t> unreadable;  // set by a rank that could not read a peer's word
-};
-struct alignas(64) ChannelControl {
-    std::atomic<std::uint32_t> arrivals;  // also the futex word
-};
-// A rank's point-to-point doorbell on one channel: rung when a piece for it lands or a slot of its outbox is freed.
-struct alignas(64) Doorbell {
-    std::atomic<std::uint32_t> rings;     // the futex word
-    std::atomic<std::uint32_t> sleepers;  // waiters in FUTEX_WAIT (a ringer skips the system call when 0)
-};
-// The label of one outbox slot. `owner` is 0 while the slot is free, and 1 + the receiving rank from when the sender
-// has written the piece and the rest of the label (a release store) until that rank has taken it: only the
-// receiver reads the rest, and only the receiver frees the slot, so no one reads a label being rewritten.
-struct alignas(64) OutboxSlot {
-    std::atomic<std::uint32_t> owner;
-    std::uint32_t round, tag, piece, count;
-    std::uint64_t collective;
-    std::uint64_t address;  // direct reads: where the piece is in the sender's memory (the slot's data is unused)
-};
-static_assert(std::atomic<std::uint32_t>::is_always_lock_free && sizeof(std::atomic<std::uint32_t>) == 4);
-
-// Where each part of the segment starts: header, channel counters, doorbells and slot labels, then (page-aligned)
-// the all-reduce slots and the outboxes' data.
-struct SegmentLayout {
-    std::size_t doorbells, labels, slots, outboxes, bytes;
-    SegmentLayout(int ranks, int channels) {
-        const std::size_t perChannel = std::size_t(channels) * ranks;
-        doorbells = sizeof(Header) + sizeof(ChannelControl) * channels;
-        labels = doorbells + sizeof(Doorbell) * perChannel;
-        slots = (labels + sizeof(OutboxSlot) * perChannel * kOutboxSlots + 4095) / 4096 * 4096;
-        outboxes = slots + perChannel * 2 * kSlotFloats * sizeof(float);
-        bytes = outboxes + perChannel * kOutboxSlots * kPieceFloats * sizeof(float);
-    }
-};
-
 std::size_t segmentBytes(int ranks, int channels) { return SegmentLayout(ranks, channels).bytes; }
-
-long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value, const timespec* timeout) {
-    return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr, 0);
-}
-
-inline void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#else
-    std::this_thread::yield();
-#endif
-}
-
-// A peer that exited (or was killed and not yet reaped by its parent) is dead whatever its heartbeat says.
-bool processGone(pid_t pid) {
-    if (pid <= 0) return false;
-    if (kill(pid, 0) != 0 && errno == ESRCH) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(stat, line)) return false;  // no /proc: rely on kill and the heartbeat
-    const auto paren = line.rfind(')');
-    return paren != std::string::npos && paren + 2 < line.size() && (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
-}
 
 // The hash in the segment's name: several runs on one host never share a name.
 std::string segmentName(const std::string& dir) {
@@ -192,36 +97,16 @@ Result<Mapping> mapSegment(int fd, std::size_t bytes) {
     return Mapping(p, bytes);
 }
 
-class SharedMemoryTransport;
-
-// The point-to-point layer of one channel (engine/transport/point_to_point.h); the transport does the work.
-class SharedMemoryPointToPoint final : public PointToPoint {
-public:
-    SharedMemoryPointToPoint(SharedMemoryTransport& owner, int channel) : owner_(owner), channel_(channel) {}
-    int rank() const override;
-    int size() const override;
-    void beginCollective() override { ++collective_; }
-    Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override;
-
-private:
-    SharedMemoryTransport& owner_;
-    int channel_;
-    std::uint64_t collective_ = 0;
-};
-
-// Floats per piece of a message of `count` floats: a quarter of it, 16 KiB to one outbox slot; both ends compute it
-// from the count alone. Pieces let the sender's copies, the receiver's adds and the emulated wire time overlap.
-std::size_t pieceFloats(std::size_t count) {
-    return std::clamp<std::size_t>((count + 3) / 4, std::size_t(4) << 10, kPieceFloats);
-}
-
-class SharedMemoryTransport final : public Transport {
+class SharedMemoryTransport final : public Transport, private RoundHost {
 public:
     SharedMemoryTransport(const TransportOptions& o, Mapping mapping, std::unique_ptr<Heartbeat> heartbeat)
-        : options_(o), layout_(o.size, o.channels), mapping_(std::move(mapping)), heartbeat_(std::move(heartbeat)),
-          link_(o.link_gbps, o.link_latency_us, o.size), barriers_(o.channels, 0), chunks_(o.channels, 0),
-          direct_(mapping_ && header().unreadable.load() == 0), bounce_(o.channels) {
-        for (int c = 0; c < o.channels; ++c) p2p_.push_back(std::make_unique<SharedMemoryPointToPoint>(*this, c));
+        : options_(o), mapping_(std::move(mapping)), segment_{mapping_.bytes(), o.size, SegmentLayout(o.size, o.channels)},
+          heartbeat_(std::move(heartbeat)), link_(o.link_gbps, o.link_latency_us, o.size), barriers_(o.channels, 0),
+          chunks_(o.channels, 0) {
+        const bool direct = mapping_ && header().unreadable.load() == 0;
+        for (int c = 0; c < o.channels; ++c)
+            p2p_.push_back(std::make_unique<SharedMemoryPointToPoint>(segment_, c, o.rank, o.size, o.timeout, direct,
+                                                                      link_, static_cast<RoundHost&>(*this)));
     }
 
     int rank() const override { return options_.rank; }
@@ -303,229 +188,11 @@ public:
         if (failed_.exchange(true)) return;
         signalAbort(failure().message());
     }
-
-    // One point-to-point round of `collective` on `channel` (SharedMemoryPointToPoint::exchange).
-    Status exchangeOn(int channel, std::uint64_t collective, int round, std::span<const P2POp> sends,
-                      std::span<const P2POp> receives) {
-        std::size_t bytes = 0;
-        for (const P2POp& op : sends) bytes += op.count * sizeof(float);
-        for (const P2POp& op : receives) bytes += op.count * sizeof(float);
-        for (std::span<const P2POp> ops : {sends, receives})
-            for (const P2POp& op : ops)
-                if (op.peer < 0 || op.peer >= options_.size || op.peer == options_.rank || op.tag < 0 || op.tag > 255)
-                    return Status::error("point-to-point message to or from " + std::to_string(op.peer) + " with tag " +
-                                         std::to_string(op.tag) + " on rank " + std::to_string(options_.rank) + " of " +
-                                         std::to_string(options_.size));
-        if (options_.size == 1 || bytes == 0) return failed_ ? failure() : Status::success();
-        const std::string what = "point-to-point round " + std::to_string(round);
-        // The sends are paced piece by piece on their ports' emulated links; the round has no end of its own to wait for.
-        return run(what.c_str(), bytes, Clock::time_point{},
-                   [&] { return roundTrip(channel, collective, static_cast<std::uint32_t>(round), sends, receives); });
-    }
-
 private:
-    Header& header() const { return *reinterpret_cast<Header*>(mapping_.bytes()); }
-    ChannelControl& control(int channel) const {
-        return reinterpret_cast<ChannelControl*>(mapping_.bytes() + sizeof(Header))[channel];
-    }
-    float* slot(int channel, int set, int rank) const {
-        auto* base = reinterpret_cast<float*>(mapping_.bytes() + layout_.slots);
-        return base + ((std::size_t(channel) * 2 + set) * options_.size + rank) * kSlotFloats;
-    }
-    Doorbell& doorbell(int channel, int rank) const {
-        return reinterpret_cast<Doorbell*>(mapping_.bytes() + layout_.doorbells)[channel * options_.size + rank];
-    }
-    OutboxSlot& label(int channel, int rank, int index) const {
-        auto* labels = reinterpret_cast<OutboxSlot*>(mapping_.bytes() + layout_.labels);
-        return labels[(std::size_t(channel) * options_.size + rank) * kOutboxSlots + index];
-    }
-    float* outbox(int channel, int rank, int index) const {
-        auto* base = reinterpret_cast<float*>(mapping_.bytes() + layout_.outboxes);
-        return base + ((std::size_t(channel) * options_.size + rank) * kOutboxSlots + index) * kPieceFloats;
-    }
-    // Wakes `rank` if it sleeps on its doorbell. The count before the check and the check after (both sequentially
-    // consistent, as the sleeper's) mean either the ringer sees the sleeper or the sleeper sees the ring.
-    void ring(int channel, int rank) const {
-        Doorbell& bell = doorbell(channel, rank);
-        bell.rings.fetch_add(1);
-        if (bell.sleepers.load() > 0) futex(&bell.rings, FUTEX_WAKE, INT32_MAX, nullptr);
-    }
+    Header& header() const { return segment_.header(); }
+    ChannelControl& control(int channel) const { return segment_.control(channel); }
+    float* slot(int channel, int set, int rank) const { return segment_.slot(channel, set, rank); }
 
-    struct OutPiece {
-        const P2POp* op;
-        std::size_t at, count;
-        std::uint32_t index;
-        Clock::time_point release;  // when the emulated link of its port lets it go
-    };
-    struct InMessage {
-        const P2POp* op;
-        std::size_t piece;  // floats per piece
-        bool deferred;            // adds into memory a send of this round reads: copied out, added at the end
-    };
-
-    Status roundTrip(int channel, std::uint64_t collective, std::uint32_t round, std::span<const P2POp> sends,
-                     std::span<const P2POp> receives) {
-        const int me = options_.rank;
-        const auto start = Clock::now(), deadline = start + options_.timeout;
-        // Sends: per port a queue of pieces, cut piece-major (every message's first piece, then the second, ...) so
-        // that every port and peer gets data from the start.
-        std::vector<std::vector<OutPiece>> ports;
-        std::size_t sendsLeft = 0;
-        for (std::size_t k = 0, more = 1; more; ++k) {
-            more = 0;
-            for (const P2POp& op : sends) {
-                const std::size_t per = pieceFloats(op.count), at = k * per;
-                if (at >= op.count) continue;
-                const std::size_t count = std::min(per, op.count - at);
-                if (ports.size() <= static_cast<std::size_t>(op.port)) ports.resize(op.port + 1);
-                ports[op.port].push_back({&op, at, count, static_cast<std::uint32_t>(k),
-                                          link_.releasePiece(start, op.port, count * sizeof(float))});
-                ++sendsLeft;
-                more = 1;
-            }
-        }
-        std::vector<std::size_t> nextOut(ports.size(), 0);
-        // Receives, and how many pieces each peer still owes this round.
-        std::vector<InMessage> in;
-        std::vector<std::size_t> owed(options_.size, 0);
-        std::size_t receivesLeft = 0;
-        for (const P2POp& op : receives) {
-            if (op.count == 0) continue;
-            const std::size_t per = pieceFloats(op.count), pieces = (op.count + per - 1) / per;
-            const bool deferred = op.add_to && std::any_of(sends.begin(), sends.end(), [&](const P2POp& s) {
-                return op.add_to < s.data + s.count && s.data < op.add_to + op.count;
-            });
-            in.push_back({&op, per, deferred});
-            owed[op.peer] += pieces;
-            receivesLeft += pieces;
-        }
-        Doorbell& bell = doorbell(channel, me);
-        int freeHint = 0;
-        // Writes every released send piece that finds a free slot; returns whether it wrote one.
-        const auto writeSends = [&](Clock::time_point now, Clock::time_point& nextRelease) {
-            bool wrote = false;
-            for (std::size_t p = 0; p < ports.size(); ++p) {
-                for (; nextOut[p] < ports[p].size(); ++nextOut[p]) {
-                    const OutPiece& piece = ports[p][nextOut[p]];
-                    if (piece.release > now) {
-                        nextRelease = std::min(nextRelease, piece.release);
-                        break;
-                    }
-                    int s = 0;
-                    for (; s < kOutboxSlots; ++s)
-                        if (label(channel, me, (freeHint + s) % kOutboxSlots).owner.load(std::memory_order_acquire) == 0) break;
-                    if (s == kOutboxSlots) return wrote;  // outbox full: the receivers free slots and ring
-                    const int index = (freeHint + s) % kOutboxSlots;
-                    freeHint = index + 1;
-                    OutboxSlot& l = label(channel, me, index);
-                    if (direct_) l.address = reinterpret_cast<std::uintptr_t>(piece.op->data + piece.at);
-                    else std::memcpy(outbox(channel, me, index), piece.op->data + piece.at, piece.count * sizeof(float));
-                    l.collective = collective;
-                    l.round = round;
-                    l.tag = static_cast<std::uint32_t>(piece.op->tag);
-                    l.piece = piece.index;
-                    l.count = static_cast<std::uint32_t>(piece.count);
-                    l.owner.store(1 + static_cast<std::uint32_t>(piece.op->peer), std::memory_order_release);
-                    ring(channel, piece.op->peer);
-                    --sendsLeft;
-                    wrote = true;
-                }
-            }
-            return wrote;
-        };
-        // Takes every piece of this round that waits for this rank in its peers' outboxes.
-        const auto takeReceives = [&]() -> Result<bool> {
-            bool took = false;
-            for (int peer = 0; peer < options_.size; ++peer) {
-                for (int s = 0; s < kOutboxSlots && owed[peer] > 0; ++s) {
-                    OutboxSlot& l = label(channel, peer, s);
-                    if (l.owner.load(std::memory_order_acquire) != 1 + static_cast<std::uint32_t>(me) ||
-                        l.collective != collective || l.round != round)
-                        continue;  // free, for another rank, or for a later round of ours
-                    auto m = std::find_if(in.begin(), in.end(), [&](const InMessage& x) {
-                        return x.op->peer == peer && static_cast<std::uint32_t>(x.op->tag) == l.tag;
-                    });
-                    const std::size_t at = std::size_t(l.piece) * (m == in.end() ? 0 : m->piece);
-                    if (m == in.end() || at >= m->op->count || l.count != std::min(m->piece, m->op->count - at))
-                        return Status::error("rank " + std::to_string(peer) + " sent a piece (round " +
-                                             std::to_string(round) + ", tag " + std::to_string(l.tag) + ", piece " +
-                                             std::to_string(l.piece) + ") that this rank's round does not expect");
-                    const bool add = m->op->add_to && !m->deferred;
-                    float* to = add ? m->op->add_to + at : m->op->data + at;
-                    if (direct_) PACER_RETURN_IF_ERROR(readPeer(channel, peer, l.address, to, l.count, add));
-                    else if (add) addInto(to, outbox(channel, peer, s), l.count);
-                    else std::memcpy(to, outbox(channel, peer, s), l.count * sizeof(float));
-                    l.owner.store(0, std::memory_order_release);
-                    ring(channel, peer);
-                    --owed[peer];
-                    --receivesLeft;
-                    took = true;
-                }
-            }
-            return took;
-        };
-        // Direct reads: a send is through only once its receiver has read it (the slot is free again).
-        const auto outboxBusy = [&] {
-            for (int s = 0; s < kOutboxSlots; ++s)
-                if (label(channel, me, s).owner.load(std::memory_order_acquire) != 0) return true;
-            return false;
-        };
-        auto lastProgress = start, lastCheck = start;
-        while (sendsLeft > 0 || receivesLeft > 0 || (direct_ && outboxBusy())) {
-            const std::uint32_t seen = bell.rings.load();
-            const auto now = Clock::now();
-            auto nextRelease = Clock::time_point::max();
-            const bool wrote = writeSends(now, nextRelease);
-            auto took = takeReceives();
-            if (!took.ok()) return took.status();
-            if (wrote || took.value()) {
-                lastProgress = now;
-                continue;
-            }
-            if (now - lastProgress < kSpin) {
-                cpuRelax();
-                continue;
-            }
-            if (std::string gaveUp = peerGaveUp(); !gaveUp.empty()) return Status::error(gaveUp);
-            if (now - lastCheck >= kPeerCheck) {
-                lastCheck = now;
-                // A peer that wrote its last pieces and exited is no problem: they are still in the segment.
-                // The peers this round waits on: those that owe it pieces, those it has still to send to, and those
-                // whose pieces fill its outbox.
-                const auto waitsOn = [&](int peer) {
-                    if (owed[peer] > 0) return true;
-                    for (std::size_t p = 0; p < ports.size(); ++p)
-                        for (std::size_t i = nextOut[p]; i < ports[p].size(); ++i)
-                            if (ports[p][i].op->peer == peer) return true;
-                    for (int s = 0; s < kOutboxSlots; ++s)
-                        if (label(channel, me, s).owner.load(std::memory_order_acquire) == 1 + static_cast<std::uint32_t>(peer))
-                            return true;
-                    return false;
-                };
-                const std::string why = whyStop(
-                    deadline,
-                    [&] {
-                        auto more = takeReceives();
-                        return !more.ok() || more.value();
-                    },
-                    waitsOn);
-                if (!why.empty()) return Status::error(why);
-            }
-            const auto wake = std::min({nextRelease, now + kSleepSlice, deadline});
-            if (wake <= now) continue;
-            bell.sleepers.fetch_add(1);
-            if (bell.rings.load() == seen) {
-                const auto slice = wake - now;
-                timespec ts{static_cast<time_t>(slice / std::chrono::seconds(1)),
-                            static_cast<long>((slice % std::chrono::seconds(1)) / std::chrono::nanoseconds(1))};
-                futex(&bell.rings, FUTEX_WAIT, seen, &ts);
-            }
-            bell.sleepers.fetch_sub(1);
-        }
-        for (const InMessage& m : in)
-            if (m.deferred) addInto(m.op->add_to, m.op->data, m.op->count);
-        return Status::success();
-    }
     // Rank r's share of an m-float chunk; the remainder goes to the first ranks, so any m works.
     std::pair<std::size_t, std::size_t> share(int r, std::size_t m) const {
         const std::size_t n = options_.size, base = m / n, extra = m % n;
@@ -549,13 +216,6 @@ private:
             at += s.count;
         }
     }
-    static void addInto(float* __restrict sum, const float* __restrict in, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) sum[i] += in[i];
-    }
-    // The same, also storing each sum in `copy`.
-    static void addInto(float* __restrict sum, const float* __restrict in, std::size_t n, float* __restrict copy) {
-        for (std::size_t i = 0; i < n; ++i) copy[i] = sum[i] += in[i];
-    }
 
     // Tells the peers that this rank gave up and wakes every sleeper, theirs and ours.
     void signalAbort(const std::string& reason) {
@@ -568,7 +228,7 @@ private:
         }
         for (int c = 0; c < options_.channels; ++c) {
             futex(&control(c).arrivals, FUTEX_WAKE, INT32_MAX, nullptr);
-            for (int r = 0; r < options_.size; ++r) ring(c, r);
+            for (int r = 0; r < options_.size; ++r) segment_.ring(c, r);
         }
     }
 
@@ -577,8 +237,7 @@ private:
     // so a stopped or hung peer is found at the timeout, as over Gloo, and named by the heartbeat then.
     // Only the peers `waitsOn` names count: a rank that did all its part of a point-to-point collective and exited
     // is no problem for ranks still working on theirs with others.
-    template <typename WaitsOn>
-    std::string peerProblem(WaitsOn&& waitsOn) const {
+    std::string peerProblem(const std::function<bool(int)>& waitsOn) const {
         for (int r = 0; r < options_.size; ++r)
             if (r != options_.rank && waitsOn(r) && processGone(header().pids[r].load(std::memory_order_relaxed)))
                 return "rank " + std::to_string(r) + " exited (process " +
@@ -587,47 +246,16 @@ private:
     }
 
     // The peer that gave up first and why, or empty.
-    std::string peerGaveUp() const {
+    std::string peerGaveUp() const override {
         const std::int32_t by = header().aborted_by.load(std::memory_order_acquire);
         return by > 0 ? "rank " + std::to_string(by - 1) + " gave up (" + header().abort_reason + ")" : std::string();
-    }
-
-    // Reads (or, with `add`, adds) `count` floats at `address` in `peer`'s memory into `to`: a plain copy from a thread
-    // rank of this process, otherwise one copy by the kernel (cross-memory attach), adds through a piece-sized buffer.
-    Status readPeer(int channel, int peer, std::uint64_t address, float* to, std::size_t count, bool add) {
-        const pid_t pid = header().pids[peer].load(std::memory_order_relaxed);
-        if (pid == getpid()) {
-            const auto* from = reinterpret_cast<const float*>(static_cast<std::uintptr_t>(address));
-            if (add) addInto(to, from, count);
-            else std::memcpy(to, from, count * sizeof(float));
-            return Status::success();
-        }
-        std::vector<float>& bounce = bounce_[channel];
-        if (add && bounce.size() < count) bounce.resize(kPieceFloats);
-        char* into = reinterpret_cast<char*>(add ? bounce.data() : to);
-        for (std::size_t done = 0, bytes = count * sizeof(float); done < bytes;) {
-            iovec local{into + done, bytes - done}, remote{reinterpret_cast<void*>(address + done), bytes - done};
-            const ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-            if (n <= 0) {
-                const int error = errno;
-                // A peer that gave up first exits right after: its reason names the cause, ours would name it.
-                if (std::string gaveUp = peerGaveUp(); !gaveUp.empty()) return Status::error(gaveUp);
-                if (error == ESRCH || processGone(pid))
-                    return Status::error("rank " + std::to_string(peer) + " exited (process " + std::to_string(pid) +
-                                         " is gone)");
-                return Status::error("cannot read rank " + std::to_string(peer) + "'s piece: " + std::strerror(error));
-            }
-            done += static_cast<std::size_t>(n);
-        }
-        if (add) addInto(to, bounce.data(), count);
-        return Status::success();
     }
 
     // Why a wait must end now, or empty: a peer gave up, the process of a peer it waits on (`waitsOn(rank)`) is
     // gone, or the deadline passed. `done` looks once more whether the wait is over after all (a peer that did its
     // part and then exited is no problem).
-    template <typename Done, typename WaitsOn>
-    std::string whyStop(Clock::time_point deadline, Done&& done, WaitsOn&& waitsOn) const {
+    std::string whyStop(Clock::time_point deadline, const std::function<bool()>& done,
+                        const std::function<bool(int)>& waitsOn) const override {
         // A peer that gave up first: its reason names the cause (e.g. "rank 2 exited"), and that peer may have
         // exited since, so looking for dead peers first would name it instead of the rank that died.
         if (std::string gaveUp = peerGaveUp(); !gaveUp.empty()) return gaveUp;
@@ -704,26 +332,23 @@ private:
         return Status::success();
     }
 
+    // A point-to-point round (SharedMemoryPointToPoint::exchange), failing the transport as a collective does.
+    Status runRound(const std::string& what, std::size_t bytes, const std::function<Status()>& round) override {
+        return run(what.c_str(), bytes, Clock::time_point{}, round);
+    }
+
     TransportOptions options_;
-    SegmentLayout layout_;
     Mapping mapping_;
+    Segment segment_;
     std::unique_ptr<Heartbeat> heartbeat_;
     LinkEmulator link_;
     std::vector<std::uint64_t> barriers_;  // per channel: barriers passed (each channel is one thread's at a time)
     std::vector<std::uint64_t> chunks_;    // per channel: chunks moved, whose parity picks the slot set
     std::vector<std::unique_ptr<SharedMemoryPointToPoint>> p2p_;  // per channel
-    bool direct_;                                  // receivers read the senders' memory (Header::unreadable unset)
-    std::vector<std::vector<float>> bounce_;       // per channel: a piece read from another process, to be added
     std::atomic<bool> failed_{false};
     mutable std::mutex mutex_;
     std::string error_;
 };
-
-int SharedMemoryPointToPoint::rank() const { return owner_.rank(); }
-int SharedMemoryPointToPoint::size() const { return owner_.size(); }
-Status SharedMemoryPointToPoint::exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) {
-    return owner_.exchangeOn(channel_, collective_, round, sends, receives);
-}
 
 // Waits for `ready()` until the deadline, naming what went wrong on the way.
 Status waitFor(const std::function<bool()>& ready, Clock::time_point deadline, const Heartbeat& heartbeat,

@@ -1,6 +1,7 @@
 // bench_collectives: the collective algorithms of engine/collectives, three ways.
 //   1. Bus bandwidth per algorithm against one gloo::allreduce of the same bytes in the same run, 2 and 4 ranks as
-//      threads over TCP loopback, 4 KiB to 256 MiB (goal: auto >= 0.95 of Gloo at every size >= 1 MiB).
+//      threads over TCP loopback, 4 KiB to 256 MiB (goal: auto >= 0.95 of Gloo at every size >= 1 MiB), judged per
+//      size from interleaved rounds (below).
 //      --transport shm: the algorithms on the shared-memory point-to-point layer against its own all-reduce.
 //   2. Link emulation at 1 Gb/s per port, 4 ranks: a 2×2 torus (4 ports per node, the torus algorithm) against a
 //      single-port ring (the ring algorithm), 64 MiB, interleaved rounds, medians; the measured speed-up against the
@@ -13,6 +14,11 @@
 // 1% on a balanced torus make the exit status 1.
 // --quick (CTest): 2 ranks to 256 KiB, the emulated comparison at 4 MiB, scale 64..512.
 // --busbw-max-mib N: stop part 1 at N MiB (a loaded machine moves 256 MiB slowly); 0 skips part 1.
+// --algorithms A,B (default every one), --ranks 2,4: part 1's rows. --rounds R (5), --iterations K (4 per round):
+// each size is timed in R rounds (passes over all sizes, so a size's rounds meet the machine at different times),
+// calls alternating with the transport's own; per size the median of the per-round ratios, their min..max, and for
+// auto at >= 1 MiB whether the goal is met, NOT met, or not judged (rounds straddle 0.95 and spread wider than
+// --spread X, default 0.10).
 // --emulated-gbps G, --emulated-mib M: part 2's link and size (default 1 Gb/s, 64 MiB). The emulated link can only
 // slow the real transfer down: where the ranks' real loopback copies are slower than 2·D emulated ports, the torus
 // is held back by the CPUs, not the link, and the comparison says nothing about the algorithm (see the report line).
@@ -45,36 +51,60 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// Part 1. Returns the number of wrong elements.
-std::size_t busBandwidth(bool quick, std::size_t maxBytes, const std::string& transport, double& autoWorst) {
+// Part 1's settings: which algorithms, how many rounds and timed calls per round, and how wide a spread of per-round
+// ratios still lets a round-straddling goal be judged.
+struct BusbwSettings {
+    bool quick = false;
+    std::size_t maxBytes = 256 << 20;
+    std::string transport = "gloo";
+    std::vector<std::string> algorithms{"ring", "recursive-doubling", "halving-doubling", "torus", "auto"};
+    std::vector<int> ranks{2, 4};
+    int rounds = 5;
+    int iterations = 4;
+    double maxSpread = 0.10;
+};
+
+constexpr double kAutoGoal = 0.95;
+
+// Part 1. Returns the number of wrong elements; counts auto's verdicts at >= 1 MiB.
+std::size_t busBandwidth(const BusbwSettings& b, int& met, int& missed, int& unjudged) {
     std::size_t wrong = 0;
-    autoWorst = 1e9;
-    const std::string native = transport == "shm" ? "shm" : "gloo";
-    for (int ranks : quick ? std::vector<int>{2} : std::vector<int>{2, 4}) {
-        std::printf("\n# %d ranks (threads, %s): busbw GB/s per algorithm, and the transport's own all-reduce in the same run\n",
-                    ranks, transport == "shm" ? "shared memory" : "Gloo TCP loopback");
-        std::printf("%12s %-20s %10s %10s %8s %7s\n", "bytes", "algorithm(ran)", "busbw", (native + "_busbw").c_str(),
-                    "ratio", "wrong");
-        for (const char* algorithm : {"ring", "recursive-doubling", "halving-doubling", "torus", "auto"}) {
+    const std::string native = b.transport == "shm" ? "shm" : "gloo";
+    for (int ranks : b.quick ? std::vector<int>{2} : b.ranks) {
+        std::printf("\n# %d ranks (threads, %s): busbw GB/s per algorithm against the transport's own all-reduce, "
+                    "alternating call by call; %d round(s) over all sizes, %d calls each; ratio = median of the "
+                    "per-round ratios [min..max]\n",
+                    ranks, b.transport == "shm" ? "shared memory" : "Gloo TCP loopback", b.rounds, b.iterations);
+        std::printf("%12s %-28s %10s %10s %8s %15s %6s  %s\n", "bytes", "algorithm(ran)", "busbw",
+                    (native + "_busbw").c_str(), "ratio", "[min..max]", "wrong", "auto >= 0.95 (sizes >= 1 MiB)");
+        for (const std::string& algorithm : b.algorithms) {
             AllreduceBenchOptions o;
-            o.transport = transport;
+            o.transport = b.transport;
             o.ranks = ranks;
             o.algorithm = algorithm;
             o.min_bytes = 4 << 10;
-            o.max_bytes = quick ? 256 << 10 : maxBytes;
-            o.iterations = quick ? 3 : 10;
-            o.warmup = quick ? 1 : 2;
+            o.max_bytes = b.quick ? 256 << 10 : b.maxBytes;
+            o.rounds = b.quick ? 1 : b.rounds;
+            o.iterations = b.quick ? 3 : b.iterations;
+            o.warmup = b.quick ? 1 : 2;
             auto rows = runAllreduceBench(o);
             if (!rows.ok()) {
-                std::fprintf(stderr, "bench_collectives: %s: %s\n", algorithm, rows.message().c_str());
+                std::fprintf(stderr, "bench_collectives: %s: %s\n", algorithm.c_str(), rows.message().c_str());
                 return 1;
             }
             for (const AllreduceBenchRow& r : rows.value()) {
-                const double ratio = r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0;
-                std::printf("%12zu %-20s %10.3f %10.3f %8.3f %7zu\n", r.bytes, (std::string(algorithm) == "auto" ? "auto:" + r.ran : r.ran).c_str(),
-                            r.busbw, r.gloo_busbw, ratio, r.wrong);
+                const bool judged = algorithm == "auto" && r.bytes >= (1u << 20);
+                const std::string verdict = judged ? judgeRatio(r, kAutoGoal, b.maxSpread) : "";
+                char range[32];
+                std::snprintf(range, sizeof range, "[%.2f..%.2f]", r.ratioMin(), r.ratioMax());
+                std::printf("%12zu %-28s %10.3f %10.3f %8.3f %15s %6zu  %s\n", r.bytes,
+                            (algorithm == "auto" ? "auto:" + r.ran : r.ran).c_str(), r.busbw, r.gloo_busbw, r.ratio,
+                            range, r.wrong, verdict.c_str());
                 wrong += r.wrong;
-                if (std::string(algorithm) == "auto" && r.bytes >= (1u << 20)) autoWorst = std::min(autoWorst, ratio);
+                if (!judged) continue;
+                if (verdict == "met") ++met;
+                else if (verdict == "NOT met") ++missed;
+                else ++unjudged;
             }
         }
     }
@@ -222,6 +252,7 @@ bool atScale(bool quick) {
 
 int main(int argc, char** argv) {
     bool quick = false;
+    BusbwSettings busbw;
     long maxMiB = 256, emulatedMiB = 64;
     double emulatedGbps = 1;
     std::string transport = "gloo", emulatedTransport = "shm";
@@ -247,23 +278,60 @@ int main(int argc, char** argv) {
         } else if ((arg == "--transport" || arg == "--emulated-transport") && i + 1 < argc &&
                    (std::string(argv[i + 1]) == "gloo" || std::string(argv[i + 1]) == "shm")) {
             (arg == "--transport" ? transport : emulatedTransport) = argv[++i];
+        } else if (arg == "--rounds") {
+            if (!number(1, 100, value)) return 2;
+            busbw.rounds = static_cast<int>(value);
+        } else if (arg == "--iterations") {
+            if (!number(1, 1000, value)) return 2;
+            busbw.iterations = static_cast<int>(value);
+        } else if (arg == "--spread") {
+            if (!number(0, 10, busbw.maxSpread)) return 2;
+        } else if ((arg == "--algorithms" || arg == "--ranks") && i + 1 < argc) {
+            std::vector<std::string> list;
+            for (std::string rest = argv[++i]; !rest.empty();) {
+                const auto comma = rest.find(',');
+                list.push_back(rest.substr(0, comma));
+                rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+            }
+            if (arg == "--algorithms") {
+                for (const std::string& a : list)
+                    if (a == "plan" || a == "dynamic" || !parseAlgorithm(a).ok() || a == "native") {
+                        std::fprintf(stderr, "bench_collectives: error: --algorithms: unknown algorithm '%s'\n", a.c_str());
+                        return 2;
+                    }
+                busbw.algorithms = list;
+            } else {
+                busbw.ranks.clear();
+                for (const std::string& r : list) {
+                    const int n = std::atoi(r.c_str());
+                    if (n < 2 || n > 64) {
+                        std::fprintf(stderr, "bench_collectives: error: --ranks wants 2..64, got '%s'\n", r.c_str());
+                        return 2;
+                    }
+                    busbw.ranks.push_back(n);
+                }
+            }
         } else if (arg == "--emulated-mib") {
             if (!number(1, 1024, value)) return 2;
             emulatedMiB = static_cast<long>(value);
         } else {
             std::fprintf(stderr,
                          "bench_collectives: error: unknown argument %s (--quick, --busbw-max-mib N, --emulated-gbps G, "
-                         "--emulated-mib M, --transport gloo|shm, --emulated-transport gloo|shm)\n",
+                         "--emulated-mib M, --transport gloo|shm, --emulated-transport gloo|shm, --algorithms A,B, --ranks 2,4, "
+                         "--rounds R, --iterations K, --spread X)\n",
                          argv[i]);
             return 2;
         }
     }
-    double autoWorst = 1e9;
-    const std::size_t wrong =
-        maxMiB > 0 || quick ? busBandwidth(quick, static_cast<std::size_t>(maxMiB) << 20, transport, autoWorst) : 0;
-    if (autoWorst < 1e9)
-        std::printf("# auto's worst busbw ratio to the %s all-reduce at >= 1 MiB: %.3f (goal >= 0.95)\n",
-                    transport.c_str(), autoWorst);
+    busbw.quick = quick;
+    busbw.maxBytes = static_cast<std::size_t>(maxMiB) << 20;
+    busbw.transport = transport;
+    int met = 0, missed = 0, unjudged = 0;
+    const std::size_t wrong = maxMiB > 0 || quick ? busBandwidth(busbw, met, missed, unjudged) : 0;
+    if (met + missed + unjudged > 0)
+        std::printf("# auto against the %s all-reduce at sizes >= 1 MiB (goal ratio >= %.2f; a spread over %.2f "
+                    "that straddles the goal is not judged): met at %d, NOT met at %d, not judged at %d\n",
+                    transport.c_str(), kAutoGoal, busbw.maxSpread, met, missed, unjudged);
     const bool emulated =
         emulatedTorusAgainstRing(quick, emulatedGbps, static_cast<std::size_t>(emulatedMiB), emulatedTransport);
     const bool scale = atScale(quick);

@@ -39,6 +39,7 @@ int runBench(const Args& args) {
     if (auto s = args.sizeRange("sizes")) std::tie(o.min_bytes, o.max_bytes) = *s;
     if (auto s = args.size("segment-bytes")) o.segment_bytes = static_cast<std::size_t>(*s);
     if (auto k = args.integer("iterations", 1, 100000)) o.iterations = *k;
+    if (auto k = args.integer("rounds", 1, 1000)) o.rounds = *k;
     if (auto c = args.integer("channels", 1, 16)) o.channels = *c;
     if (auto t = args.value("topology")) o.topology = *t;
     if (auto g = args.number("link-gbps", 0, 10000)) o.link_gbps = *g;
@@ -54,7 +55,8 @@ int runBench(const Args& args) {
             list.push_back({{"bytes", r.bytes}, {"algorithm", r.ran}, {"time_us", r.time_us}, {"algbw_gbs", r.algbw},
                             {"busbw", r.busbw}, {"busbw_gbs", r.busbw}, {"wrong", r.wrong},
                             {"native_time_us", r.gloo_time_us}, {"native_busbw", r.gloo_busbw},
-                            {"ratio_vs_native", r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0.0}});
+                            {"ratio_vs_native", r.ratio}, {"ratio_min", r.ratioMin()}, {"ratio_max", r.ratioMax()},
+                            {"round_ratios", r.round_ratios}});
         if (o.transport == "gloo")
             for (nlohmann::json& row : list) {
                 row["gloo_time_us"] = row["native_time_us"];
@@ -67,14 +69,16 @@ int runBench(const Args& args) {
     }
     const std::string native = o.transport == "shm" ? "shm" : "gloo";  // the baseline's column names
     std::printf("# all-reduce, %d ranks, algorithm %s, %d channel(s), float32 sum, over %s; the transport's own "
-                "all-reduce interleaved in the same run; medians\n",
-                o.ranks, o.algorithm.c_str(), o.channels, o.transport.c_str());
-    std::printf("%12s %-18s %12s %10s %10s %7s %14s %12s %8s\n", "size(B)", "ran", "time(us)", "algbw", "busbw",
-                "#wrong", (native + " time(us)").c_str(), (native + " busbw").c_str(), "ratio");
+                "all-reduce alternating call by call in the same run, %d round(s) over all sizes; medians; ratio = "
+                "median of the per-round ratios [min..max]\n",
+                o.ranks, o.algorithm.c_str(), o.channels, o.transport.c_str(), o.rounds);
+    std::printf("%12s %-18s %12s %10s %10s %7s %14s %12s %8s %13s\n", "size(B)", "ran", "time(us)", "algbw", "busbw",
+                "#wrong", (native + " time(us)").c_str(), (native + " busbw").c_str(), "ratio", "[min..max]");
     for (const auto& r : rows.value())
-        std::printf("%12zu %-18s %12.1f %10.3f %10.3f %7zu %14.1f %12.3f %8.3f\n", static_cast<std::size_t>(r.bytes),
-                    r.ran.c_str(), r.time_us, r.algbw, r.busbw, static_cast<std::size_t>(r.wrong), r.gloo_time_us,
-                    r.gloo_busbw, r.gloo_busbw > 0 ? r.busbw / r.gloo_busbw : 0.0);
+        std::printf("%12zu %-18s %12.1f %10.3f %10.3f %7zu %14.1f %12.3f %8.3f  [%.2f..%.2f]\n",
+                    static_cast<std::size_t>(r.bytes), r.ran.c_str(), r.time_us, r.algbw, r.busbw,
+                    static_cast<std::size_t>(r.wrong), r.gloo_time_us, r.gloo_busbw, r.ratio, r.ratioMin(),
+                    r.ratioMax());
     return 0;
 }
 

@@ -17,8 +17,10 @@ using namespace pacer::gui;
 
 namespace {
 
-// All-reduce units per tensor in one steady iteration of the replay.
-std::map<int, int> unitsPerTensor(const ReplayOutcome& o) {
+// All-reduce units per tensor in one steady iteration of the replay of the editor's settings, unit by unit (the
+// editor's own lanes draw a run of segments as one entry).
+std::map<int, int> unitsPerTensor(const ScheduleEditorModel& editor) {
+    const ReplayOutcome o = computeReplay(*editor.input(), editor.settings(), 0, ReplayDetail::EveryUnit);
     std::map<int, int> n;
     for (const auto& e : o.replay->events)
         if (e.kind == profiler::EventKind::AllReduce && e.iteration == 1) ++n[e.tensor];
@@ -47,7 +49,7 @@ private slots:
         editor.setPolicy("manual");
         editor.setSegmentBytes(16 << 20);
         QVERIFY(waitIdle(editor));
-        const auto before = unitsPerTensor(*editor.latest());
+        const auto before = unitsPerTensor(editor);
 
         // The largest tensor, cut at 1 MiB instead of 16 MiB.
         int row = 0;
@@ -71,7 +73,7 @@ private slots:
         QCOMPARE(cell.data(Qt::EditRole).toString(), QString("1 MiB"));
         QCOMPARE(engine::segmentBytesOf(editor.settings().config, tensor), std::size_t(1) << 20);
         QVERIFY(waitIdle(editor));
-        const auto after = unitsPerTensor(*editor.latest());
+        const auto after = unitsPerTensor(editor);
         QCOMPARE(after.at(tensor), int((largest + (1u << 20) - 1) >> 20));
         for (const auto& [t, n] : before)
             if (t != tensor) QCOMPARE(after.at(t), n);  // every other tensor as it was
@@ -91,7 +93,7 @@ private slots:
         editor.undoStack()->undo();
         QVERIFY(editor.settings().config.tensor_segment_bytes.empty());
         QVERIFY(waitIdle(editor));
-        QVERIFY(unitsPerTensor(*editor.latest()) == before);
+        QVERIFY(unitsPerTensor(editor) == before);
 
         // The engine refuses a list that does not fit.
         engine::PolicyConfig wrong = editor.settings().config;

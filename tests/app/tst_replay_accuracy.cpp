@@ -16,7 +16,10 @@
 // source first and last (S T S T S T S); each target run is predicted by the mean of the predictions from the
 // source runs on either side of it, the policy-blind guess is their mean measured time, and the errors are
 // medians over the three target runs. Cross-policy tolerance is 15%: one-second captures cannot judge tighter;
-// bench_prediction judges the issue's 3% goal on longer runs.
+// bench_prediction judges the issue's 3% goal on longer runs. A bracket whose two source runs differ by more than
+// 25% caught the machine drifting (a clean-clone CI run had fifo at 2.6, 5.7 and 2.5 ms in a row, and predicted pace
+// from those brackets 17% too slow): it is not judged, and where fewer than two brackets are calm the captures are
+// taken again, three times at most; if no bracket is ever calm, the test fails saying so.
 //
 // Over Gloo the cross-policy prediction is a known, open gap (issue #15): in a fifo run each small collective costs
 // 0.4-1 ms against 0.2-0.25 ms for pace's back-to-back segments over the same transport, so the cost table fitted
@@ -46,6 +49,8 @@ constexpr int kBrackets = 3;
 constexpr double kDistinct = 0.20;  // the policies must differ by at least this much for the cross check to mean anything
 constexpr double kSelfTolerance = 0.10;
 constexpr double kCrossTolerance = 0.15;
+constexpr double kCalm = 0.25;  // a bracket's two source runs within this of each other: the machine held still
+constexpr int kAttempts = 3;
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -67,6 +72,16 @@ struct Attempt {
     std::array<Captured, kBrackets + 1> source;
     std::array<Captured, kBrackets> target;
     QString failure;
+
+    bool calm(int bracket) const {
+        const double a = source[bracket].measuredMs, b = source[bracket + 1].measuredMs;
+        return std::abs(a - b) <= kCalm * std::min(a, b);
+    }
+    int calmBrackets() const {
+        int n = 0;
+        for (int i = 0; i < kBrackets; ++i) n += calm(i) ? 1 : 0;
+        return n;
+    }
 };
 
 }  // namespace
@@ -116,6 +131,11 @@ private slots:
         std::vector<double> replayErrors, blindErrors;
         for (int i = 0; i < kBrackets; ++i) {
             const Captured &before = a.source[i], &after = a.source[i + 1];
+            if (!a.calm(i)) {
+                qInfo("bracket %d over %s not judged: its %s runs took %.3f and %.3f ms (more than %.0f%% apart)", i + 1,
+                      qPrintable(transport), qPrintable(kSource), before.measuredMs, after.measuredMs, 100 * kCalm);
+                continue;
+            }
             const double measured = a.target[i].measuredMs;
             const double blind = (before.measuredMs + after.measuredMs) / 2;  // "takes as long as the other did"
             const double predicted = (replay(before.project, kTarget)["predicted_iter_ms"].toDouble() +
@@ -126,6 +146,13 @@ private slots:
                   "(%+.1f%%)", i + 1, qPrintable(transport), qPrintable(kSource), qPrintable(kTarget), measured,
                   predicted, 100 * (predicted - measured) / measured, blind, 100 * (blind - measured) / measured);
         }
+        if (replayErrors.empty())
+            QFAIL(qPrintable(QString("no bracket over %1 was calm in %2 attempts: the %3 runs around every %4 run "
+                                     "differed by more than %5%, so the machine, not replay, was measured")
+                                 .arg(transport)
+                                 .arg(kAttempts)
+                                 .arg(kSource, kTarget)
+                                 .arg(100 * kCalm)));
         const double replayError = median(replayErrors), blindError = median(blindErrors);
         qInfo("over %s: median error of replay %.1f%%, of the policy-blind prediction %.1f%%", qPrintable(transport),
               100 * replayError, 100 * blindError);
@@ -160,24 +187,33 @@ private:
         return policy == kTarget ? QStringList{"--segment-bytes", kTargetSegment} : QStringList{};
     }
 
-    // The transport's captures, taken once for both checks.
+    // The transport's captures, taken once for both checks: again while fewer than two brackets are calm, keeping
+    // the attempt with the most calm brackets.
     const Attempt& attempt(const QString& transport) {
         auto found = attempts_.find(transport);
         if (found != attempts_.end()) return found->second;
-        Attempt a;
-        for (int i = 0; i <= kBrackets && a.failure.isEmpty(); ++i) {
-            a.source[i] = capture(transport, kSource, i);
-            if (i < kBrackets) a.target[i] = capture(transport, kTarget, i);
-            if (a.source[i].measuredMs <= 0 || (i < kBrackets && a.target[i].measuredMs <= 0))
-                a.failure = "a capture over " + transport + " failed (see the warning above)";
+        Attempt best;
+        for (int n = 0; n < kAttempts; ++n) {
+            Attempt a;
+            for (int i = 0; i <= kBrackets && a.failure.isEmpty(); ++i) {
+                a.source[i] = capture(transport, kSource, n, i);
+                if (i < kBrackets) a.target[i] = capture(transport, kTarget, n, i);
+                if (a.source[i].measuredMs <= 0 || (i < kBrackets && a.target[i].measuredMs <= 0))
+                    a.failure = "a capture over " + transport + " failed (see the warning above)";
+            }
+            if (!a.failure.isEmpty()) return attempts_.emplace(transport, std::move(a)).first->second;
+            if (n == 0 || a.calmBrackets() > best.calmBrackets()) best = std::move(a);
+            if (best.calmBrackets() >= 2) break;
+            qInfo("over %s: %d of %d brackets calm, capturing again", qPrintable(transport), best.calmBrackets(),
+                  kBrackets);
         }
-        return attempts_.emplace(transport, std::move(a)).first->second;
+        return attempts_.emplace(transport, std::move(best)).first->second;
     }
 
-    Captured capture(const QString& transport, const QString& policy, int pair) {
+    Captured capture(const QString& transport, const QString& policy, int attempt, int pair) {
         Captured c;
         c.policy = policy;
-        c.project = dir_.filePath(QString("%1-%2-%3.pacer").arg(transport, policy).arg(pair));
+        c.project = dir_.filePath(QString("%1-%2-%3-%4.pacer").arg(transport, policy).arg(attempt).arg(pair));
         const ProcessResult r = runCli(QStringList{"capture", "--experiment", samplePath(kExperiment), "--out",
                                                    c.project, "--policy", policy, "--link-gbps", kLinkGbps,
                                                    "--iterations", kIterations, "--transport", transport, "--order",

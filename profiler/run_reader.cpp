@@ -259,7 +259,8 @@ Result<std::optional<TraceEvent>> RunReader::findByName(const std::vector<int>& 
     // The starts the search can meet: where the window below stops growing.
     PROFILER_ASSIGN_OR_RETURN(auto range, store::startRange(*db_, runId_, tracks, tables));
     if (!range) return std::optional<TraceEvent>{};
-    const auto [lo, hi] = *range;
+    // Named copies, not a structured binding: clang 14 (the sanitizer builds) cannot capture those in a lambda.
+    const std::int64_t lo = range->first, hi = range->second;
     std::vector<store::TrackSearch> searches;
     for (const int track : tracks) {
         PROFILER_ASSIGN_OR_RETURN(store::TrackSearch search, store::TrackSearch::prepare(*db_, runId_, track, tables, ids, forward));

@@ -14,20 +14,14 @@ struct Candidate {
     int channels;
 };
 
-// coresToSpare: whether a second communication thread would find a core. Several channels pay off when one
-// unit's fixed cost hides behind another's bytes (the simulator's channel model), which takes a core for each
-// channel's thread. Where the compute threads already keep every core busy (the workload's collectives take their
-// CPU from compute: Workload::comm_cpu), more channels only queue more threads for the same cores, which the model
-// does not see: measured on 2 cores, 42 M MLP over Gloo, plan order with 2 channels ran 650 ms against fifo's 461,
-// and a self-tuned choice of 4 channels 2389 ms against 466.
-std::vector<Candidate> candidates(const TuneRequest& r, bool coresToSpare) {
+std::vector<Candidate> candidates(const TuneRequest& r) {
     std::vector<Candidate> out;
     const bool tryDynamic = !r.order_fixed || !r.plan_order;
     const bool tryPlan = !r.order_fixed || r.plan_order;
     if (tryDynamic && (!r.channels_fixed || r.channels == 1)) out.push_back({false, 1});
     if (tryPlan) {
         if (r.channels_fixed) out.push_back({true, r.channels});
-        else if (r.host_memory && coresToSpare) for (int c : {1, 2, 4}) out.push_back({true, c});
+        else if (r.host_memory) for (int c : {1, 2, 4}) out.push_back({true, c});
         else out.push_back({true, 1});
     }
     return out;
@@ -134,7 +128,7 @@ Result<TunedPace> tunePace(const Workload& workload, const CostModel& cost, cons
         // (replaying a dynamic-order run with --channels 2 found no order to run and failed).
         if (whatIf.channels > 1) r.order_fixed = r.plan_order = true;
     }
-    const std::vector<Candidate> options = candidates(r, !w.value().comm_cpu.any());
+    const std::vector<Candidate> options = candidates(r);
     if (options.empty()) return Status::error("no order can run " + std::to_string(r.channels) + " channels");
 
     TunedPace best;

@@ -85,37 +85,6 @@ private slots:
         QCOMPARE(tuned.value().workload.channels, 2);
     }
 
-    // Where the collectives take their CPU from compute (every core busy), a second channel's thread finds no core:
-    // the tuner keeps one channel, where with cores to spare the same workload and link chose several. A user's
-    // channels are still kept.
-    void channelsOnlyWithCoresToSpare_data() {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<double>("alphaUs");
-        QTest::addColumn<double>("gbps");
-        for (const char* m : {"synthetic", "resnet50", "bert_base"})
-            QTest::addRow("%s alpha 1000 us 25 Gb/s", m) << m << 1000.0 << 25.0;
-    }
-    void channelsOnlyWithCoresToSpare() {
-        QFETCH(QString, model);
-        QFETCH(double, alphaUs);
-        QFETCH(double, gbps);
-        Workload w = workloadOf(model);
-        auto spare = tunePace(w, link(alphaUs, gbps), paceDefaults(true));
-        QVERIFY2(spare.ok(), spare.status().message().c_str());
-        QVERIFY2(spare.value().channels > 1, "this case no longer shows channels paying off with cores to spare");
-        w.comm_cpu = CommCpu{1e6, 0.7};  // what a Gloo rank measured on 2 busy cores: ~1 ms and 0.7 ns/B
-        auto busy = tunePace(w, link(alphaUs, gbps), paceDefaults(true));
-        QVERIFY2(busy.ok(), busy.status().message().c_str());
-        QCOMPARE(busy.value().channels, 1);
-        QCOMPARE(busy.value().workload.channels, 1);
-        TuneRequest fixed = paceDefaults(true);
-        fixed.channels_fixed = true;
-        fixed.channels = 2;
-        auto kept = tunePace(w, link(alphaUs, gbps), fixed);
-        QVERIFY2(kept.ok(), kept.status().message().c_str());
-        QCOMPARE(kept.value().channels, 2);
-    }
-
     // A what-if of two channels on a run made in dynamic order: the channels bring plan order with them.
     void channelsWhatIfOverridesTheRunsOrder() {
         TuneRequest request = paceDefaults(true);

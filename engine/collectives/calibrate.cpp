@@ -9,7 +9,7 @@
 
 namespace pacer::engine {
 
-std::vector<std::size_t> calibrationSizes() { return {16 << 10, 256 << 10, 4 << 20}; }
+std::vector<std::size_t> calibrationSizes() { return {16 << 10, 256 << 10, 1 << 20, 4 << 20}; }
 
 Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, const Topology& topology) {
     // Native's median at each size, over every call it made there (with every candidate).

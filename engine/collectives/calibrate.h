@@ -11,7 +11,7 @@
 // noise (1.04 median, interval 0.92..1.12) leaves native in place, one that is clearly faster (interval 1.02..1.08)
 // is taken. Why: comparing the fastest of four calls picked the algorithm with the luckier tail (the ring on 2 Gloo
 // ranks at 4 MiB), which then ran at 0.88-1.01 of gloo::allreduce, and the benchmark judges medians.
-// About 0.3 s on 2 loopback ranks, 0.5 s on 4 (docs/ARCHITECTURE.md).
+// About 0.5 s on 2 Gloo loopback ranks and 2 s on 4 as threads on a loaded 2-core machine (docs/ARCHITECTURE.md).
 #pragma once
 
 #include "engine/collectives/algorithm_cost.h"
@@ -21,8 +21,10 @@
 
 namespace pacer::engine {
 
-// The sizes calibrateLinkParams times (bytes): small (latency), middle, and large enough that Gloo's ring runs
-// several of its 1 MiB segments per rank, as it does at the sizes the goal is judged at.
+// The sizes calibrateLinkParams times (bytes): small (latency), middle, 1 MiB and 4 MiB. Gloo's ring cuts a vector
+// into segments of up to 1 MiB, so from 1 MiB up it runs as it does at the sizes the goal is judged at; without the
+// 1 MiB point the choice between 256 KiB (where recursive doubling leads on 4 ranks) and 4 MiB (native) was a line
+// that kept recursive doubling at 2 MiB, where it ran at 0.82 of gloo::allreduce.
 std::vector<std::size_t> calibrationSizes();
 
 // Pairs per candidate and size: 9, the fewest whose 95% interval leaves out the slowest and the fastest pair

@@ -270,20 +270,23 @@ private slots:
         QTest::addColumn<QList<double>>("halvingDoublingSpeedup");
         QTest::addColumn<double>("ringSpread");
         QTest::addColumn<double>("halvingDoublingSpread");
-        QTest::addColumn<QStringList>("expected");  // at 16 KiB, 256 KiB, 4 MiB
-        const QList<double> gains{1.05, 1.04, 1.06}, smallerGains{1.03, 1.02, 0.99}, slower{0.8, 0.8, 0.8};
+        QTest::addColumn<QStringList>("expected");  // at 16 KiB, 256 KiB, 1 MiB, 4 MiB
+        const QList<double> gains{1.05, 1.04, 1.07, 1.06}, smallerGains{1.03, 1.02, 1.0, 0.99}, slower{0.8, 0.8, 0.8, 0.8};
         QTest::newRow("look-alikes on noise keep native")
-            << gains << smallerGains << 0.10 << 0.10 << QStringList{"native", "native", "native"};
+            << gains << smallerGains << 0.10 << 0.10 << QStringList{"native", "native", "native", "native"};
         // The same median gains with a spread of 0.02: the ring's interval starts at median × 0.985 > 1.
         QTest::newRow("the same gains measured tightly")
-            << gains << smallerGains << 0.02 << 0.02 << QStringList{"ring", "ring", "ring"};
-        QTest::newRow("clearly faster at 4 MiB only") << QList<double>{1.05, 1.0, 1.02} << QList<double>{0.95, 1.02, 1.3}
-                                                      << 0.10 << 0.10 << QStringList{"native", "native", "halving-doubling"};
+            << gains << smallerGains << 0.02 << 0.02 << QStringList{"ring", "ring", "ring", "ring"};
+        QTest::newRow("clearly faster at 4 MiB only")
+            << QList<double>{1.05, 1.0, 0.98, 1.02} << QList<double>{0.95, 1.02, 1.04, 1.3} << 0.10 << 0.10
+            << QStringList{"native", "native", "native", "halving-doubling"};
         // Of two clearly faster, the one surely faster by more: the ring's median is higher, but its interval starts
         // at 1.40 × (1 - 0.75 × 0.3) = 1.085, halving-doubling's at 1.30 × (1 - 0.75 × 0.05) = 1.251.
-        QTest::newRow("the surer of two") << QList<double>{1.4, 1.4, 1.4} << QList<double>{1.3, 1.3, 1.3} << 0.3 << 0.05
-                                          << QStringList{"halving-doubling", "halving-doubling", "halving-doubling"};
-        QTest::newRow("slower everywhere") << slower << slower << 0.01 << 0.01 << QStringList{"native", "native", "native"};
+        QTest::newRow("the surer of two")
+            << QList<double>{1.4, 1.4, 1.4, 1.4} << QList<double>{1.3, 1.3, 1.3, 1.3} << 0.3 << 0.05
+            << QStringList{"halving-doubling", "halving-doubling", "halving-doubling", "halving-doubling"};
+        QTest::newRow("slower everywhere")
+            << slower << slower << 0.01 << 0.01 << QStringList{"native", "native", "native", "native"};
     }
     void autoLeavesNativeOnlyForTheClearlyFaster() {
         QFETCH(QList<double>, ringSpeedup);
@@ -292,8 +295,8 @@ private slots:
         QFETCH(double, halvingDoublingSpread);
         QFETCH(QStringList, expected);
         const std::vector<std::size_t> sizes = calibrationSizes();
-        QCOMPARE(sizes.size(), std::size_t(3));
-        const double nativeNs[] = {47'000, 430'000, 5'200'000};
+        QCOMPARE(sizes.size(), std::size_t(4));
+        const double nativeNs[] = {47'000, 430'000, 1'400'000, 5'200'000};
         std::vector<PairedTimes> timings;
         for (std::size_t i = 0; i < sizes.size(); ++i)
             for (const auto& [a, speedup, spread] :
@@ -329,11 +332,11 @@ private slots:
     void largeSizesGrowAsTheModels() {
         std::vector<PairedTimes> samples;
         const std::vector<std::size_t> sizes = calibrationSizes();
-        const std::vector<double> native{280'000, 1'800'000, 20'500'000};
+        const std::vector<double> native{280'000, 1'800'000, 5'600'000, 20'500'000};
         const std::pair<Algorithm, std::vector<double>> times[] = {
-            {Algorithm::Ring, {300'000, 2'000'000, 22'000'000}},
-            {Algorithm::RecursiveDoubling, {150'000, 2'400'000, 19'800'000}},
-            {Algorithm::HalvingDoubling, {250'000, 1'900'000, 20'000'000}}};
+            {Algorithm::Ring, {300'000, 2'000'000, 6'000'000, 22'000'000}},
+            {Algorithm::RecursiveDoubling, {150'000, 2'400'000, 6'400'000, 19'800'000}},
+            {Algorithm::HalvingDoubling, {250'000, 1'900'000, 5'700'000, 20'000'000}}};
         for (std::size_t i = 0; i < sizes.size(); ++i)
             for (const auto& [a, t] : times) samples.push_back(pairsAround(a, 4, sizes[i], native[i], native[i] / t[i], 0.01));
         auto link = linkFromCalibration(samples, Topology::flat());

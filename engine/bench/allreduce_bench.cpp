@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -44,6 +45,17 @@ struct EngineSide {
     Topology topology;
     LinkParams link;  // auto's choice
 };
+
+// Which side of pair `index` at `bytes` runs first: a fixed pseudo-random coin (splitmix64), the same on every rank.
+// Why not strict alternation (AB BA AB ...): it puts two calls of the same side next to each other at every pair
+// boundary, so a slow spell over a boundary lowers (or raises) two neighbouring ratios at once; with a coin it lowers
+// one and raises the other as often as it moves both the same way.
+bool engineFirst(std::size_t bytes, std::size_t index) {
+    std::uint64_t z = static_cast<std::uint64_t>(bytes) * 0x9E3779B97F4A7C15ull + index + 1;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return ((z ^ (z >> 31)) & 1) != 0;
+}
 
 // One rank's part for one size in one round (the exact-sum check in the first round only). Every rank runs the same
 // sequence of collectives, so their loops stay in step; each timed all-reduce starts after an all-reduce of one float
@@ -111,8 +123,8 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const 
     }
 
     // Timed pairs: each engine all-reduce next to one of the transport's own, each timed on its own between
-    // barriers, so that a load spike on the shared machine hits both sides alike; which side runs first alternates
-    // pair by pair (over the rounds too). The warm-up pairs touch every buffer either side allocates (scratch,
+    // barriers, so that a load spike on the shared machine hits both sides alike; which side runs first is a coin
+    // per pair (engineFirst). The warm-up pairs touch every buffer either side allocates (scratch,
     // pieces) before the timing, and time how long a pair takes here. The values grow as sums of sums; only the time
     // matters here.
     const auto warmupStart = Clock::now();
@@ -138,7 +150,7 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const 
     };
     auto glooOnce = [&] { return transport.allreduce(data.data(), count); };
     for (int i = 0; i < pairs; ++i) {
-        if (out.engineUs.size() % 2 == 0) {
+        if (engineFirst(bytes, out.engineUs.size())) {
             PACER_RETURN_IF_ERROR(timed(engineOnce, out.engineUs));
             PACER_RETURN_IF_ERROR(timed(glooOnce, out.glooUs));
         } else {

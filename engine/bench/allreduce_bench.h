@@ -9,16 +9,17 @@
 //
 // Judging a ratio on a shared machine: each size is measured in `rounds` rounds, a round being one pass over all
 // sizes (so a size's rounds lie minutes apart and meet different load). Within a round the engine's all-reduce and
-// the transport's own run in pairs, each call timed on its own between barriers by its slowest rank, the order inside
-// a pair alternating (AB BA AB ...) so that neither side always runs second. Each pair gives one ratio (the
+// the transport's own run in pairs, each call timed on its own between barriers by its slowest rank, which side goes
+// first a coin per pair (the same on every rank), so that neither side always runs second. Each pair gives one ratio (the
 // transport's time over the engine's); a row carries every pair's ratio, their median and a 95% distribution-free
 // interval for that median (engine/median_interval.h: order statistics, the sign test's interval, no assumption on
 // the shape of the noise). judgeRatio: "met" when the interval's low end reaches the goal, "NOT met" when its high end
 // is below it, "not judged" while the interval holds the goal or the pairs are too few (under 6) for an interval.
 // A round runs at least `iterations` pairs, and with `min_round_seconds` more, up to about that long, so that the
-// fast sizes, where a pair takes milliseconds, collect the hundreds of pairs a judgement under load needs. The pairs
-// are not fully independent (a slow spell spans several); the rounds, minutes apart, are what keeps one spell from
-// deciding a row.
+// fast sizes, where a pair takes milliseconds, collect the hundreds of pairs a judgement under load needs. The
+// interval assumes independent pairs; neighbouring pairs share the machine's slow spells, which the coin and the
+// rounds (minutes apart) weaken but do not remove, so under heavy load a row can conclude wrongly more often than 5%
+// (docs/ARCHITECTURE.md has an A/A row that did).
 #pragma once
 
 #include "engine/median_interval.h"

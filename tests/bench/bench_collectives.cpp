@@ -17,7 +17,7 @@
 // --algorithms A,B (default every one), --ranks 2,4: part 1's rows. --rounds R (5), --iterations K (4),
 // --seconds S (1): each size is timed in R rounds (passes over all sizes, so a size's rounds meet the machine at
 // different times); a round runs at least K pairs of calls, one of the algorithm next to one of the transport's own,
-// which first alternating, and more pairs up to about S seconds per size and round (so a millisecond call gets
+// which first a coin per pair, and more pairs up to about S seconds per size and round (so a millisecond call gets
 // hundreds). Per size: the median of the pairs' ratios (transport time / algorithm time) with its 95% interval from
 // order statistics (the sign test's, engine/median_interval.h), and for auto at >= 1 MiB the verdict: met when the
 // interval's low end is >= 0.95, NOT met when its high end is below, not judged while it holds 0.95.
@@ -72,7 +72,7 @@ std::size_t busBandwidth(const BusbwSettings& b, int& met, int& missed, int& unj
     const double seconds = b.quick ? 0 : b.seconds;
     for (int ranks : b.quick ? std::vector<int>{2} : b.ranks) {
         std::printf("\n# %d ranks (threads, %s): busbw GB/s per algorithm against the transport's own all-reduce in "
-                    "pairs of calls, which first alternating; %d round(s) over all sizes, each >= %d pairs and up to "
+                    "pairs of calls, which first a coin per pair; %d round(s) over all sizes, each >= %d pairs and up to "
                     "~%.2f s; ratio = median of the pairs' ratios, [95%% interval] from order statistics\n",
                     ranks, b.transport == "shm" ? "shared memory" : "Gloo TCP loopback", rounds, pairs, seconds);
         std::printf("%12s %-28s %10s %10s %6s %8s %15s %6s  %s\n", "bytes", "algorithm(ran)", "busbw",

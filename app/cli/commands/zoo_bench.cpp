@@ -73,7 +73,7 @@ int runBench(const Args& args) {
     }
     const std::string native = o.transport == "shm" ? "shm" : "gloo";  // the baseline's column names
     std::printf("# all-reduce, %d ranks, algorithm %s, %d channel(s), float32 sum, over %s; the transport's own "
-                "all-reduce in pairs of calls with the algorithm's (which first alternating) in the same run, %d "
+                "all-reduce in pairs of calls with the algorithm's (which first a coin per pair) in the same run, %d "
                 "round(s) over all sizes; medians; ratio = median of the pairs' ratios, [95%% interval] from order "
                 "statistics (none under 6 pairs)\n",
                 o.ranks, o.algorithm.c_str(), o.channels, o.transport.c_str(), o.rounds);

@@ -11,7 +11,7 @@
 // noise (1.04 median, interval 0.92..1.12) leaves native in place, one that is clearly faster (interval 1.02..1.08)
 // is taken. Why: comparing the fastest of four calls picked the algorithm with the luckier tail (the ring on 2 Gloo
 // ranks at 4 MiB), which then ran at 0.88-1.01 of gloo::allreduce, and the benchmark judges medians.
-// About 0.5 s on 2 Gloo loopback ranks and 2 s on 4 as threads on a loaded 2-core machine (docs/ARCHITECTURE.md).
+// About 1.5 s on 2 Gloo loopback ranks and 4 s on 4, as threads on a loaded 2-core machine (docs/ARCHITECTURE.md).
 #pragma once
 
 #include "engine/collectives/algorithm_cost.h"

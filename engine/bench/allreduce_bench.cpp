@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -26,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 float checkValue(int rank, std::size_t i) { return static_cast<float>((rank + 1) * static_cast<int>(i % 13 + 1)); }
 
 struct RankTimes {
-    std::vector<double> engineUs, glooUs;  // every timed call, round after round (o.iterations per round)
+    std::vector<double> engineUs, glooUs;  // every timed call, round after round, paired by index
     std::size_t wrong = 0;
     std::string ran;
 };
@@ -44,6 +45,17 @@ struct EngineSide {
     Topology topology;
     LinkParams link;  // auto's choice
 };
+
+// Which side of pair `index` at `bytes` runs first: a fixed pseudo-random coin (splitmix64), the same on every rank.
+// Why not strict alternation (AB BA AB ...): it puts two calls of the same side next to each other at every pair
+// boundary, so a slow spell over a boundary lowers (or raises) two neighbouring ratios at once; with a coin it lowers
+// one and raises the other as often as it moves both the same way.
+bool engineFirst(std::size_t bytes, std::size_t index) {
+    std::uint64_t z = static_cast<std::uint64_t>(bytes) * 0x9E3779B97F4A7C15ull + index + 1;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return ((z ^ (z >> 31)) & 1) != 0;
+}
 
 // One rank's part for one size in one round (the exact-sum check in the first round only). Every rank runs the same
 // sequence of collectives, so their loops stay in step; each timed all-reduce starts after an all-reduce of one float
@@ -110,13 +122,24 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const 
         out.wrong += countWrong();
     }
 
-    // Timed passes, interleaved: each engine all-reduce is followed by one of the transport's own, each timed on its
-    // own between barriers, so that a load spike on the shared machine hits both sides alike. The warm-up calls
-    // touch every buffer either side allocates (scratch, pieces) before the timing. The values grow as sums of
-    // sums; only the time matters here.
+    // Timed pairs: each engine all-reduce next to one of the transport's own, each timed on its own between
+    // barriers, so that a load spike on the shared machine hits both sides alike; which side runs first is a coin
+    // per pair (engineFirst). The warm-up pairs touch every buffer either side allocates (scratch,
+    // pieces) before the timing, and time how long a pair takes here. The values grow as sums of sums; only the time
+    // matters here.
+    const auto warmupStart = Clock::now();
     for (int i = 0; i < o.warmup; ++i) {
         PACER_RETURN_IF_ERROR(engineOnce());
         PACER_RETURN_IF_ERROR(transport.allreduce(data.data(), count));
+    }
+    int pairs = o.iterations;
+    if (o.min_round_seconds > 0 && o.warmup > 0) {
+        // Every rank must run the same number of pairs: the ranks' estimates are averaged by an all-reduce.
+        float pairSeconds = std::chrono::duration<float>(Clock::now() - warmupStart).count() / o.warmup;
+        PACER_RETURN_IF_ERROR(transport.allreduce(&pairSeconds, 1));
+        pairSeconds /= static_cast<float>(transport.size());
+        const double affordable = pairSeconds > 0 ? o.min_round_seconds / pairSeconds : kMaxPairsPerRound;
+        pairs = std::max(pairs, static_cast<int>(std::min<double>(affordable, kMaxPairsPerRound)));
     }
     auto timed = [&](auto&& once, std::vector<double>& us) -> Status {
         PACER_RETURN_IF_ERROR(barrier());
@@ -125,38 +148,32 @@ Status benchOneSize(Transport& transport, const AllreduceBenchOptions& o, const 
         us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
         return Status::success();
     };
-    for (int i = 0; i < o.iterations; ++i) {
-        PACER_RETURN_IF_ERROR(timed(engineOnce, out.engineUs));
-        PACER_RETURN_IF_ERROR(timed([&] { return transport.allreduce(data.data(), count); }, out.glooUs));
+    auto glooOnce = [&] { return transport.allreduce(data.data(), count); };
+    for (int i = 0; i < pairs; ++i) {
+        if (engineFirst(bytes, out.engineUs.size())) {
+            PACER_RETURN_IF_ERROR(timed(engineOnce, out.engineUs));
+            PACER_RETURN_IF_ERROR(timed(glooOnce, out.glooUs));
+        } else {
+            PACER_RETURN_IF_ERROR(timed(glooOnce, out.glooUs));
+            PACER_RETURN_IF_ERROR(timed(engineOnce, out.engineUs));
+        }
     }
     return Status::success();
 }
 
-// The middle value; of an even count, the mean of the two middle ones (two rounds must not report the better one).
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t h = v.size() / 2;
-    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
-
 }  // namespace
 
-double AllreduceBenchRow::ratioMin() const {
-    return round_ratios.empty() ? ratio : *std::min_element(round_ratios.begin(), round_ratios.end());
-}
-double AllreduceBenchRow::ratioMax() const {
-    return round_ratios.empty() ? ratio : *std::max_element(round_ratios.begin(), round_ratios.end());
-}
-
-std::string judgeRatio(const AllreduceBenchRow& row, double goal, double maxSpread) {
-    const double lo = row.ratioMin(), hi = row.ratioMax();
-    if (lo >= goal) return "met";
-    if (hi < goal) return "NOT met";
-    if (hi - lo <= maxSpread) return row.ratio >= goal ? "met" : "NOT met";
+Judgement judgeRatio(const MedianInterval& ratio, double goal) {
     char text[96];
-    std::snprintf(text, sizeof text, "not judged (spread %.2f..%.2f wider than %.2f)", lo, hi, maxSpread);
-    return text;
+    if (!ratio.known()) {
+        std::snprintf(text, sizeof text, "not judged (%zu pairs, fewer than %zu)", ratio.count,
+                      medianIntervalMinCount(0.95));
+        return {Verdict::NotJudged, text};
+    }
+    if (ratio.low >= goal) return {Verdict::Met, "met"};
+    if (ratio.high < goal) return {Verdict::NotMet, "NOT met"};
+    std::snprintf(text, sizeof text, "not judged (%.2f..%.2f holds %.2f)", ratio.low, ratio.high, goal);
+    return {Verdict::NotJudged, text};
 }
 
 std::vector<std::string> allreduceBenchAlgorithms() {
@@ -184,6 +201,8 @@ Status validate(const AllreduceBenchOptions& o) {
     if (o.iterations < 1) return Status::error("iterations must be at least 1");
     if (o.rounds < 1) return Status::error("rounds must be at least 1");
     if (o.warmup < 0) return Status::error("warmup cannot be negative");
+    if (!(o.min_round_seconds >= 0 && o.min_round_seconds <= 3600))
+        return Status::error("seconds per size and round must be 0..3600");
     bool known = false;
     for (const auto& a : allreduceBenchAlgorithms()) known = known || a == o.algorithm;
     if (!known) {
@@ -281,15 +300,10 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
             }
             row.wrong += times[r][s].wrong;
         }
-        row.time_us = median(engineUs);
-        row.gloo_time_us = median(glooUs);
-        for (int round = 0; round < o.rounds; ++round) {
-            const auto from = static_cast<std::ptrdiff_t>(round) * o.iterations, to = from + o.iterations;
-            const double engine = median(std::vector<double>(engineUs.begin() + from, engineUs.begin() + to));
-            const double gloo = median(std::vector<double>(glooUs.begin() + from, glooUs.begin() + to));
-            row.round_ratios.push_back(engine > 0 ? gloo / engine : 0);
-        }
-        row.ratio = median(row.round_ratios);
+        row.time_us = medianInterval(engineUs).median;
+        row.gloo_time_us = medianInterval(glooUs).median;
+        for (std::size_t c = 0; c < calls; ++c) row.pair_ratios.push_back(engineUs[c] > 0 ? glooUs[c] / engineUs[c] : 0);
+        row.ratio = medianInterval(row.pair_ratios);
         row.algbw = row.time_us > 0 ? row.bytes / row.time_us / 1e3 : 0;
         row.busbw = row.algbw * busFactor;
         row.gloo_busbw = row.gloo_time_us > 0 ? row.bytes / row.gloo_time_us / 1e3 * busFactor : 0;

@@ -8,12 +8,21 @@
 // pass with integer values. Both tests/bench/bench_allreduce and `pacer-cli bench allreduce` call this.
 //
 // Judging a ratio on a shared machine: each size is measured in `rounds` rounds, a round being one pass over all
-// sizes (so a size's rounds lie minutes apart and meet different load), and within a round the engine's all-reduce
-// and the transport's own alternate (ABAB...). Each round gives a ratio (the transport's median time over the
-// engine's); a row carries the median of those and their spread, and judgeRatio says whether a goal is met, not met,
-// or cannot be told from this run.
+// sizes (so a size's rounds lie minutes apart and meet different load). Within a round the engine's all-reduce and
+// the transport's own run in pairs, each call timed on its own between barriers by its slowest rank, which side goes
+// first a coin per pair (the same on every rank), so that neither side always runs second. Each pair gives one ratio (the
+// transport's time over the engine's); a row carries every pair's ratio, their median and a 95% distribution-free
+// interval for that median (engine/median_interval.h: order statistics, the sign test's interval, no assumption on
+// the shape of the noise). judgeRatio: "met" when the interval's low end reaches the goal, "NOT met" when its high end
+// is below it, "not judged" while the interval holds the goal or the pairs are too few (under 6) for an interval.
+// A round runs at least `iterations` pairs, and with `min_round_seconds` more, up to about that long, so that the
+// fast sizes, where a pair takes milliseconds, collect the hundreds of pairs a judgement under load needs. The
+// interval assumes independent pairs; neighbouring pairs share the machine's slow spells, which the coin and the
+// rounds (minutes apart) weaken but do not remove, so under heavy load a row can conclude wrongly more often than 5%
+// (docs/ARCHITECTURE.md has an A/A row that did).
 #pragma once
 
+#include "engine/median_interval.h"
 #include "engine/status.h"
 
 #include <cstddef>
@@ -33,7 +42,10 @@ struct AllreduceBenchOptions {
     // flat, ring, torus, torus:XxY…; empty: flat, or the most nearly cubic torus for the torus algorithm
     std::string topology;
     int channels = 1;                         // plan only: segments in flight at once (RuntimeOptions::channels)
-    int iterations = 20;                      // timed per round, after warmup
+    int iterations = 20;                      // pairs timed per round, after warmup (at least)
+    // More pairs per round where they are fast: up to about this many seconds per size and round, estimated from the
+    // warm-up pairs and agreed by all ranks (0: exactly `iterations`). At most kMaxPairsPerRound.
+    double min_round_seconds = 0;
     int rounds = 1;                           // passes over all sizes
     int warmup = 3;
     double link_gbps = 0;                     // optional link emulation (both sides measured under it)
@@ -51,18 +63,22 @@ struct AllreduceBenchRow {
     double gloo_time_us = 0;   // the transport's own all-reduce of the whole buffer (gloo::allreduce), the same way
     double gloo_busbw = 0;     // GB/s
     std::string ran;           // the algorithm that ran (what auto chose; plan/dynamic as given)
-    // busbw / gloo_busbw per round (the transport's median time over the engine's, the calls of that round), and the
-    // median of those; with one round, the one ratio.
-    std::vector<double> round_ratios;
-    double ratio = 0;
-    double ratioMin() const;
-    double ratioMax() const;
+    // Per pair of calls, the transport's time over the engine's (slowest rank each), in the order timed; their
+    // median and its 95% interval.
+    std::vector<double> pair_ratios;
+    MedianInterval ratio;
 };
 
-// Whether the row meets `goal` (ratio >= goal): "met" when every round met it, "NOT met" when none did; where the
-// rounds straddle the goal, the median decides if the rounds lie within `maxSpread` of each other (max - min),
-// otherwise "not judged (spread 0.82..1.21 wider than 0.10)".
-std::string judgeRatio(const AllreduceBenchRow& row, double goal, double maxSpread);
+constexpr int kMaxPairsPerRound = 1000;
+
+enum class Verdict { Met, NotMet, NotJudged };
+struct Judgement {
+    Verdict verdict = Verdict::NotJudged;
+    std::string text;  // "met", "NOT met", "not judged (0.91..1.04 holds 0.95)", "not judged (5 pairs, fewer than 6)"
+};
+
+// Whether the ratios' median reaches `goal` at the interval's confidence (see the top of this file).
+Judgement judgeRatio(const MedianInterval& ratio, double goal);
 
 std::vector<std::string> allreduceBenchAlgorithms();
 Status validate(const AllreduceBenchOptions& options);

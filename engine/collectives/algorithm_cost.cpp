@@ -124,7 +124,10 @@ bool fitSubset(const std::vector<CollectiveSample>& samples, const Topology& top
 
 }  // namespace
 
-double MeasuredCost::at(double bytes) const {
+namespace {
+// Piecewise linear through (bytes, ns) points by increasing bytes; before the first and after the last, the line
+// through the two nearest (never below 0). One point: that time at every size.
+double piecewiseLinear(const std::vector<std::pair<double, double>>& points, double bytes) {
     if (points.empty()) return 0;
     if (points.size() == 1) return points[0].second;
     std::size_t i = 1;  // the segment [i-1, i] that holds bytes, or the nearest one
@@ -134,6 +137,10 @@ double MeasuredCost::at(double bytes) const {
     const double slope = x1 != x0 ? (y1 - y0) / (x1 - x0) : 0;
     return std::max(0.0, y0 + slope * (bytes - x0));
 }
+}  // namespace
+
+double MeasuredCost::at(double bytes) const { return piecewiseLinear(points, bytes); }
+double MeasuredCost::upperAt(double bytes) const { return piecewiseLinear(upper.empty() ? points : upper, bytes); }
 
 const MeasuredCost* LinkParams::measuredCost(Algorithm algorithm) const {
     for (const MeasuredCost& m : measured)
@@ -148,11 +155,13 @@ double modelCostNs(Algorithm algorithm, int ranks, const Topology& topology, dou
 }
 }  // namespace
 
-double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link) {
+double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link,
+                       CostBound bound) {
     if (ranks <= 1) return 0;
     if (const MeasuredCost* m = link.measuredCost(algorithm)) {
-        const auto [lastBytes, lastNs] = m->points.back();
-        if (bytes <= lastBytes) return m->at(bytes);
+        const bool upper = bound == CostBound::Upper;
+        const auto [lastBytes, lastNs] = upper && !m->upper.empty() ? m->upper.back() : m->points.back();
+        if (bytes <= lastBytes) return upper ? m->upperAt(bytes) : m->at(bytes);
         // Beyond the largest size timed, each grows from its last time by its model's cost per byte, with the α, β, γ
         // fitted over all algorithms (native as the ring, which is what Gloo's all-reduce and the shared-memory one
         // run). Why: a slope measured between two sizes is as noisy as they are, and on 4 Gloo ranks it made
@@ -178,7 +187,7 @@ Algorithm chooseAlgorithm(int ranks, const Topology& topology, std::size_t bytes
     std::vector<Algorithm> candidates = candidateAlgorithms(ranks, topology);
     if (link.nativeKnown()) candidates.insert(candidates.begin(), Algorithm::Native);
     for (Algorithm a : candidates) {
-        const double cost = allreduceCostNs(a, ranks, topology, static_cast<double>(bytes), link);
+        const double cost = allreduceCostNs(a, ranks, topology, static_cast<double>(bytes), link, CostBound::Upper);
         if (first || cost < bestCost) best = a, bestCost = cost, first = false;
     }
     return best;

@@ -25,14 +25,20 @@
 
 namespace pacer::engine {
 
-// Times of one algorithm measured on the ranks (calibrateLinkParams): (bytes, ns) points by increasing bytes.
+// Times of one algorithm measured on the ranks (calibrateLinkParams): (bytes, ns) points by increasing bytes, and
+// at the same sizes the slowest time the calibration could not rule out (`upper`, empty: the points themselves).
 struct MeasuredCost {
     Algorithm algorithm = Algorithm::Native;
     std::vector<std::pair<double, double>> points;
-    // Piecewise linear through the points; before the first and after the last, the line through the two nearest
-    // (never below 0). One point: that time at every size.
+    std::vector<std::pair<double, double>> upper = {};
+    // Piecewise linear through the points (or the upper points); before the first and after the last, the line
+    // through the two nearest (never below 0). One point: that time at every size.
     double at(double bytes) const;
+    double upperAt(double bytes) const;
 };
+
+// Which time of a measured algorithm a cost means: its median, or the slowest its calibration allows (95%).
+enum class CostBound { Median, Upper };
 
 struct LinkParams {
     double alpha_ns = 20'000;  // per message step
@@ -41,23 +47,28 @@ struct LinkParams {
     // What the ranks measured (calibrateLinkParams), per algorithm. An algorithm with measured times is weighed by
     // them, not by the model: one fit of α, β, γ for all algorithms misses each one's measured times by some percent,
     // and that was enough for auto to leave the transport's own all-reduce where it had measured fastest. The
-    // transport's own all-reduce (native) is a candidate only when measured. Beyond the largest size measured, each
-    // grows from its last time by its model's cost per byte (native as the ring). Empty: emulated links, replay.
+    // transport's own all-reduce (native) is a candidate only when measured; the others are then weighed by their
+    // upper times, so that one leaves native only where it is faster beyond the calibration's noise. Beyond the
+    // largest size measured, each grows from its last time by its model's cost per byte (native as the ring).
+    // Empty: emulated links, replay.
     std::vector<MeasuredCost> measured = {};
     const MeasuredCost* measuredCost(Algorithm algorithm) const;
     bool nativeKnown() const { return measuredCost(Algorithm::Native) != nullptr; }
 };
 
-// The time of one all-reduce of `bytes` over `ranks` ranks: measured (interpolated) where the link has the algorithm's
-// measured times, otherwise the model; native only when measured (0 for one rank, for auto, and for native unknown).
-double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link);
+// The time of one all-reduce of `bytes` over `ranks` ranks: measured (interpolated; its median or upper times) where
+// the link has the algorithm's measured times, otherwise the model; native only when measured (0 for one rank, for
+// auto, and for native unknown).
+double allreduceCostNs(Algorithm algorithm, int ranks, const Topology& topology, double bytes, const LinkParams& link,
+                       CostBound bound = CostBound::Median);
 
 // The algorithms that can run on this topology and rank count: ring, recursive doubling and halving-doubling
 // everywhere; the torus on a torus topology.
 std::vector<Algorithm> candidateAlgorithms(int ranks, const Topology& topology);
 
-// The candidate with the lowest cost (allreduceCostNs; the first in candidateAlgorithms order on a tie); native, when
-// the link has its measured times, comes before them all, so a tie keeps the transport's own all-reduce.
+// The candidate with the lowest upper cost (allreduceCostNs with CostBound::Upper; the first in candidateAlgorithms
+// order on a tie); native, when the link has its measured times, comes before them all, so a tie keeps the
+// transport's own all-reduce. Upper and median costs are the same where nothing measured an upper time.
 Algorithm chooseAlgorithm(int ranks, const Topology& topology, std::size_t bytes, const LinkParams& link);
 
 // One observed all-reduce, for fitting.

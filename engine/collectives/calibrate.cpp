@@ -1,5 +1,7 @@
 #include "engine/collectives/calibrate.h"
 
+#include "engine/median_interval.h"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -7,20 +9,43 @@
 
 namespace pacer::engine {
 
-std::vector<std::size_t> calibrationSizes() { return {16 << 10, 256 << 10, 4 << 20}; }
+std::vector<std::size_t> calibrationSizes() { return {16 << 10, 256 << 10, 1 << 20, 4 << 20}; }
 
-Result<LinkParams> linkFromCalibration(const std::vector<CollectiveSample>& samples, const Topology& topology) {
+Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, const Topology& topology) {
+    // Native's median at each size, over every call it made there (with every candidate).
+    std::map<double, std::vector<double>> nativeCalls;
+    for (const PairedTimes& t : timings) {
+        if (t.nativeNs.size() != t.algorithmNs.size() || t.nativeNs.empty())
+            return Status::error("calibrating the link: " + algorithmName(t.algorithm) + " has unpaired timings");
+        auto& calls = nativeCalls[t.bytes];
+        calls.insert(calls.end(), t.nativeNs.begin(), t.nativeNs.end());
+    }
+    std::map<double, double> nativeNs;
+    for (const auto& [bytes, calls] : nativeCalls) nativeNs[bytes] = medianInterval(calls).median;
+
     std::vector<CollectiveSample> modelled;
-    std::map<Algorithm, std::vector<std::pair<double, double>>> points;
-    for (const CollectiveSample& s : samples) {
-        if (s.algorithm != Algorithm::Native) modelled.push_back(s);
-        points[s.algorithm].emplace_back(s.bytes, s.ns);
+    std::map<Algorithm, std::vector<std::pair<double, double>>> points, upper;
+    for (const auto& [bytes, ns] : nativeNs) points[Algorithm::Native].emplace_back(bytes, ns);
+    for (const PairedTimes& t : timings) {
+        std::vector<double> speedups;
+        for (std::size_t i = 0; i < t.nativeNs.size(); ++i)
+            speedups.push_back(t.algorithmNs[i] > 0 ? t.nativeNs[i] / t.algorithmNs[i] : 0);
+        const MedianInterval s = medianInterval(speedups);
+        const double native = nativeNs[t.bytes];
+        const double ns = s.median > 0 ? native / s.median : native;
+        // Too few pairs for an interval: nothing shows it faster than native, so it may be as slow.
+        const double slowest = s.known() && s.low > 0 ? native / s.low : std::max(ns, native);
+        points[t.algorithm].emplace_back(t.bytes, ns);
+        upper[t.algorithm].emplace_back(t.bytes, slowest);
+        modelled.push_back({t.algorithm, t.ranks, t.bytes, ns});
     }
     auto fitted = fitLinkParams(modelled, topology);
     if (!fitted.ok()) return Status::error("calibrating the link: " + fitted.message());
     for (auto& [algorithm, p] : points) {
+        std::vector<std::pair<double, double>>& u = upper[algorithm];
         std::sort(p.begin(), p.end());
-        fitted->measured.push_back({algorithm, p});
+        std::sort(u.begin(), u.end());
+        fitted->measured.push_back({algorithm, p, u});
     }
     return fitted;
 }
@@ -30,38 +55,54 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
     if (!p2p) return Status::error("this transport has no point-to-point layer to calibrate");
     const int n = transport.size();
     if (n == 1) return LinkParams{0, 0, 0};
-    std::vector<Algorithm> algorithms = candidateAlgorithms(n, topology);
-    algorithms.push_back(Algorithm::Native);  // the transport's own all-reduce, timed alike
+    const std::vector<Algorithm> candidates = candidateAlgorithms(n, topology);
     const std::vector<std::size_t> sizes = calibrationSizes();
-    constexpr int kRepeats = 4;
     std::vector<float> data(sizes.back() / sizeof(float), 1.0f);
-    std::vector<float> times;  // ns per collective, summed over ranks below
-    // The fastest of a few after a warm-up: on a shared machine the others carry time spent descheduled. Sizes
-    // interleave with algorithms, so that a slow spell of the machine falls on several algorithms, not one.
-    for (std::size_t bytes : sizes)
-        for (Algorithm a : algorithms) {
-            const std::size_t count = bytes / sizeof(float);
-            auto once = [&] {
-                return a == Algorithm::Native ? transport.allreduceOn(channel, data.data(), count)
-                                              : runAllreduce(a, *p2p, data.data(), count, {topology, 0});
-            };
-            PACER_RETURN_IF_ERROR(once());
-            double best = 0;
-            for (int i = 0; i < kRepeats; ++i) {
-                const auto start = std::chrono::steady_clock::now();
-                PACER_RETURN_IF_ERROR(once());
-                const double ns =
-                    std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-                best = i == 0 ? ns : std::min(best, ns);
+    // ns per call, [size][pair][candidate][native, candidate], summed over ranks below.
+    std::vector<float> times;
+    for (std::size_t bytes : sizes) {
+        const std::size_t count = bytes / sizeof(float);
+        auto once = [&](Algorithm a) {
+            return a == Algorithm::Native ? transport.allreduceOn(channel, data.data(), count)
+                                          : runAllreduce(a, *p2p, data.data(), count, {topology, 0});
+        };
+        auto timed = [&](Algorithm a, float& ns) -> Status {
+            const auto start = std::chrono::steady_clock::now();
+            PACER_RETURN_IF_ERROR(once(a));
+            ns = std::chrono::duration<float, std::nano>(std::chrono::steady_clock::now() - start).count();
+            return Status::success();
+        };
+        PACER_RETURN_IF_ERROR(once(Algorithm::Native));  // warm-ups: each side's buffers exist before timing
+        for (Algorithm a : candidates) PACER_RETURN_IF_ERROR(once(a));
+        for (int pair = 0; pair < kCalibrationPairs; ++pair)
+            for (std::size_t c = 0; c < candidates.size(); ++c) {
+                const Algorithm a = candidates[(c + pair) % candidates.size()];  // the candidates take turns
+                float nativeNs = 0, algorithmNs = 0;
+                if (pair % 2 == 0) {
+                    PACER_RETURN_IF_ERROR(timed(Algorithm::Native, nativeNs));
+                    PACER_RETURN_IF_ERROR(timed(a, algorithmNs));
+                } else {
+                    PACER_RETURN_IF_ERROR(timed(a, algorithmNs));
+                    PACER_RETURN_IF_ERROR(timed(Algorithm::Native, nativeNs));
+                }
+                times.push_back(nativeNs);
+                times.push_back(algorithmNs);
             }
-            times.push_back(static_cast<float>(best));
-        }
+    }
     PACER_RETURN_IF_ERROR(transport.allreduceOn(channel, times.data(), times.size()));
-    std::vector<CollectiveSample> samples;
+    std::vector<PairedTimes> timings;
     std::size_t i = 0;
-    for (std::size_t bytes : sizes)
-        for (Algorithm a : algorithms) samples.push_back({a, n, static_cast<double>(bytes), times[i++] / n});
-    return linkFromCalibration(samples, topology);
+    for (std::size_t bytes : sizes) {
+        const std::size_t first = timings.size();
+        for (Algorithm a : candidates) timings.push_back({a, n, static_cast<double>(bytes), {}, {}});
+        for (int pair = 0; pair < kCalibrationPairs; ++pair)
+            for (std::size_t c = 0; c < candidates.size(); ++c) {
+                PairedTimes& t = timings[first + (c + pair) % candidates.size()];
+                t.nativeNs.push_back(times[i++] / n);
+                t.algorithmNs.push_back(times[i++] / n);
+            }
+    }
+    return linkFromCalibration(timings, topology);
 }
 
 }  // namespace pacer::engine

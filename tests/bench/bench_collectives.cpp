@@ -14,11 +14,13 @@
 // 1% on a balanced torus make the exit status 1.
 // --quick (CTest): 2 ranks to 256 KiB, the emulated comparison at 4 MiB, scale 64..512.
 // --busbw-max-mib N: stop part 1 at N MiB (a loaded machine moves 256 MiB slowly); 0 skips part 1.
-// --algorithms A,B (default every one), --ranks 2,4: part 1's rows. --rounds R (5), --iterations K (4 per round):
-// each size is timed in R rounds (passes over all sizes, so a size's rounds meet the machine at different times),
-// calls alternating with the transport's own; per size the median of the per-round ratios, their min..max, and for
-// auto at >= 1 MiB whether the goal is met, NOT met, or not judged (rounds straddle 0.95 and spread wider than
-// --spread X, default 0.10).
+// --algorithms A,B (default every one), --ranks 2,4: part 1's rows. --rounds R (5), --iterations K (4),
+// --seconds S (1): each size is timed in R rounds (passes over all sizes, so a size's rounds meet the machine at
+// different times); a round runs at least K pairs of calls, one of the algorithm next to one of the transport's own,
+// which first a coin per pair, and more pairs up to about S seconds per size and round (so a millisecond call gets
+// hundreds). Per size: the median of the pairs' ratios (transport time / algorithm time) with its 95% interval from
+// order statistics (the sign test's, engine/median_interval.h), and for auto at >= 1 MiB the verdict: met when the
+// interval's low end is >= 0.95, NOT met when its high end is below, not judged while it holds 0.95.
 // --emulated-gbps G, --emulated-mib M: part 2's link and size (default 1 Gb/s, 64 MiB). The emulated link can only
 // slow the real transfer down: where the ranks' real loopback copies are slower than 2·D emulated ports, the torus
 // is held back by the CPUs, not the link, and the comparison says nothing about the algorithm (see the report line).
@@ -46,13 +48,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
+double median(const std::vector<double>& v) { return medianInterval(v).median; }
 
-// Part 1's settings: which algorithms, how many rounds and timed calls per round, and how wide a spread of per-round
-// ratios still lets a round-straddling goal be judged.
+// Part 1's settings: which algorithms, how many rounds, and how many pairs of calls (or seconds of them) per round.
 struct BusbwSettings {
     bool quick = false;
     std::size_t maxBytes = 256 << 20;
@@ -61,7 +59,7 @@ struct BusbwSettings {
     std::vector<int> ranks{2, 4};
     int rounds = 5;
     int iterations = 4;
-    double maxSpread = 0.10;
+    double seconds = 1.0;
 };
 
 constexpr double kAutoGoal = 0.95;
@@ -70,13 +68,16 @@ constexpr double kAutoGoal = 0.95;
 std::size_t busBandwidth(const BusbwSettings& b, int& met, int& missed, int& unjudged) {
     std::size_t wrong = 0;
     const std::string native = b.transport == "shm" ? "shm" : "gloo";
+    const int rounds = b.quick ? 1 : b.rounds, pairs = b.quick ? 3 : b.iterations;
+    const double seconds = b.quick ? 0 : b.seconds;
     for (int ranks : b.quick ? std::vector<int>{2} : b.ranks) {
-        std::printf("\n# %d ranks (threads, %s): busbw GB/s per algorithm against the transport's own all-reduce, "
-                    "alternating call by call; %d round(s) over all sizes, %d calls each; ratio = median of the "
-                    "per-round ratios [min..max]\n",
-                    ranks, b.transport == "shm" ? "shared memory" : "Gloo TCP loopback", b.rounds, b.iterations);
-        std::printf("%12s %-28s %10s %10s %8s %15s %6s  %s\n", "bytes", "algorithm(ran)", "busbw",
-                    (native + "_busbw").c_str(), "ratio", "[min..max]", "wrong", "auto >= 0.95 (sizes >= 1 MiB)");
+        std::printf("\n# %d ranks (threads, %s): busbw GB/s per algorithm against the transport's own all-reduce in "
+                    "pairs of calls, which first a coin per pair; %d round(s) over all sizes, each >= %d pairs and up to "
+                    "~%.2f s; ratio = median of the pairs' ratios, [95%% interval] from order statistics\n",
+                    ranks, b.transport == "shm" ? "shared memory" : "Gloo TCP loopback", rounds, pairs, seconds);
+        std::printf("%12s %-28s %10s %10s %6s %8s %15s %6s  %s\n", "bytes", "algorithm(ran)", "busbw",
+                    (native + "_busbw").c_str(), "pairs", "ratio", "[95% interval]", "wrong",
+                    "auto >= 0.95 (sizes >= 1 MiB)");
         for (const std::string& algorithm : b.algorithms) {
             AllreduceBenchOptions o;
             o.transport = b.transport;
@@ -84,8 +85,9 @@ std::size_t busBandwidth(const BusbwSettings& b, int& met, int& missed, int& unj
             o.algorithm = algorithm;
             o.min_bytes = 4 << 10;
             o.max_bytes = b.quick ? 256 << 10 : b.maxBytes;
-            o.rounds = b.quick ? 1 : b.rounds;
-            o.iterations = b.quick ? 3 : b.iterations;
+            o.rounds = rounds;
+            o.iterations = pairs;
+            o.min_round_seconds = seconds;
             o.warmup = b.quick ? 1 : 2;
             auto rows = runAllreduceBench(o);
             if (!rows.ok()) {
@@ -94,16 +96,16 @@ std::size_t busBandwidth(const BusbwSettings& b, int& met, int& missed, int& unj
             }
             for (const AllreduceBenchRow& r : rows.value()) {
                 const bool judged = algorithm == "auto" && r.bytes >= (1u << 20);
-                const std::string verdict = judged ? judgeRatio(r, kAutoGoal, b.maxSpread) : "";
-                char range[32];
-                std::snprintf(range, sizeof range, "[%.2f..%.2f]", r.ratioMin(), r.ratioMax());
-                std::printf("%12zu %-28s %10.3f %10.3f %8.3f %15s %6zu  %s\n", r.bytes,
-                            (algorithm == "auto" ? "auto:" + r.ran : r.ran).c_str(), r.busbw, r.gloo_busbw, r.ratio,
-                            range, r.wrong, verdict.c_str());
+                const Judgement verdict = judged ? judgeRatio(r.ratio, kAutoGoal) : Judgement{};
+                char interval[32] = "";
+                if (r.ratio.known()) std::snprintf(interval, sizeof interval, "[%.2f..%.2f]", r.ratio.low, r.ratio.high);
+                std::printf("%12zu %-28s %10.3f %10.3f %6zu %8.3f %15s %6zu  %s\n", r.bytes,
+                            (algorithm == "auto" ? "auto:" + r.ran : r.ran).c_str(), r.busbw, r.gloo_busbw,
+                            r.ratio.count, r.ratio.median, interval, r.wrong, judged ? verdict.text.c_str() : "");
                 wrong += r.wrong;
                 if (!judged) continue;
-                if (verdict == "met") ++met;
-                else if (verdict == "NOT met") ++missed;
+                if (verdict.verdict == Verdict::Met) ++met;
+                else if (verdict.verdict == Verdict::NotMet) ++missed;
                 else ++unjudged;
             }
         }
@@ -284,8 +286,8 @@ int main(int argc, char** argv) {
         } else if (arg == "--iterations") {
             if (!number(1, 1000, value)) return 2;
             busbw.iterations = static_cast<int>(value);
-        } else if (arg == "--spread") {
-            if (!number(0, 10, busbw.maxSpread)) return 2;
+        } else if (arg == "--seconds") {
+            if (!number(0, 60, busbw.seconds)) return 2;
         } else if ((arg == "--algorithms" || arg == "--ranks") && i + 1 < argc) {
             std::vector<std::string> list;
             for (std::string rest = argv[++i]; !rest.empty();) {
@@ -318,7 +320,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "bench_collectives: error: unknown argument %s (--quick, --busbw-max-mib N, --emulated-gbps G, "
                          "--emulated-mib M, --transport gloo|shm, --emulated-transport gloo|shm, --algorithms A,B, --ranks 2,4, "
-                         "--rounds R, --iterations K, --spread X)\n",
+                         "--rounds R, --iterations K, --seconds S)\n",
                          argv[i]);
             return 2;
         }
@@ -329,9 +331,9 @@ int main(int argc, char** argv) {
     int met = 0, missed = 0, unjudged = 0;
     const std::size_t wrong = maxMiB > 0 || quick ? busBandwidth(busbw, met, missed, unjudged) : 0;
     if (met + missed + unjudged > 0)
-        std::printf("# auto against the %s all-reduce at sizes >= 1 MiB (goal ratio >= %.2f; a spread over %.2f "
-                    "that straddles the goal is not judged): met at %d, NOT met at %d, not judged at %d\n",
-                    transport.c_str(), kAutoGoal, busbw.maxSpread, met, missed, unjudged);
+        std::printf("# auto against the %s all-reduce at sizes >= 1 MiB (goal: median ratio >= %.2f, judged by its "
+                    "95%% interval): met at %d, NOT met at %d, not judged at %d\n",
+                    transport.c_str(), kAutoGoal, met, missed, unjudged);
     const bool emulated =
         emulatedTorusAgainstRing(quick, emulatedGbps, static_cast<std::size_t>(emulatedMiB), emulatedTransport);
     const bool scale = atScale(quick);

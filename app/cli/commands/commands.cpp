@@ -71,10 +71,10 @@ const std::vector<Command>& commands() {
         {"bench",
          "bench   allreduce [--algorithm plan|dynamic|ring|recursive-doubling|halving-doubling|torus|auto]\n"
          "                  [--topology flat|ring|torus|torus:XxYxZ] [--ranks N] [--sizes MIN:MAX] [--segment-bytes S]\n"
-         "                  [--channels C] [--iterations K] [--rounds R] [--link-gbps G] [--link-latency-us U]\n"
-         "                  [--transport gloo|shm] [--json]",
-         {{"algorithm", "topology", "ranks", "sizes", "segment-bytes", "channels", "iterations", "rounds", "link-gbps",
-           "link-latency-us", "transport"},
+         "                  [--channels C] [--iterations K] [--rounds R] [--seconds S] [--link-gbps G]\n"
+         "                  [--link-latency-us U] [--transport gloo|shm] [--json]",
+         {{"algorithm", "topology", "ranks", "sizes", "segment-bytes", "channels", "iterations", "rounds", "seconds",
+           "link-gbps", "link-latency-us", "transport"},
           {"json"},
           true},
          runBench},

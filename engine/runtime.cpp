@@ -226,7 +226,6 @@ void Runtime::commLoop(int channel) {
             inIteration_ = true;
         }
         (void)threadCpuSincePrevious();  // what the thread did between iterations is not a collective's
-        if (channel == 0) transportCpu_.reset(transport_.ownThreadsCpuNs());  // nor what the transport's did
         Status s = options_.mode == OrderMode::Plan ? runPlanIteration(gen, channel) : runDynamicIteration(gen);
         if (!s.ok()) {
             fail(std::move(s));
@@ -450,10 +449,7 @@ Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanSt
     // Wake waiters only when a whole tensor is done: waking them per segment costs a context switch each,
     // which on a busy 2-core machine is as long as the segment itself.
     if (tensorDone) reduced_.notify_all();
-    if (sink_) {
-        const Nanos cpu = threadCpuSincePrevious() + transportCpu_.take(transport_.ownThreadsCpuNs());
-        sink_->onComm(CommEvent{iteration, unit, start, end, channel, cpu});
-    }
+    if (sink_) sink_->onComm(CommEvent{iteration, unit, start, end, channel, threadCpuSincePrevious()});
     return Status::success();
 }
 

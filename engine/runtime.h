@@ -24,7 +24,6 @@
 #include "engine/policy.h"
 #include "engine/status.h"
 #include "engine/trace_sink.h"
-#include "engine/transport/thread_cpu.h"
 #include "engine/transport/transport.h"
 
 #include <chrono>
@@ -109,8 +108,6 @@ private:
     std::vector<std::size_t> reducedElements_;  // progress within the current generation
     int channelsDone_ = 0;               // channels that have finished the current generation
     std::vector<std::thread> threads_;   // one per channel
-    // What the transport's own threads spent, given to the unit of any channel that ends next (CommEvent::cpu).
-    CpuShare transportCpu_;
 };
 
 }  // namespace pacer::engine

@@ -15,9 +15,8 @@ struct CommEvent {
     Nanos end = 0;
     int channel = 0;  // which of the runtime's channels carried it (RuntimeOptions::channels)
     // CPU time of the thread that ran it, since that thread's previous collective ended: the collective and the
-    // decisions and agreement rounds that led to it (its sleeps cost nothing); plus what the transport's own
-    // threads (Gloo's event loop) spent since the previous collective of any channel ended. What it takes from
-    // compute on CPU ranks whose cores are busy (Workload::comm_cpu).
+    // decisions and agreement rounds that led to it (its sleeps cost nothing). What it takes from compute on CPU
+    // ranks whose cores are busy (Workload::comm_cpu). Gloo's I/O threads are not counted.
     Nanos cpu = 0;
 };
 

@@ -3,7 +3,6 @@
 #include "engine/transport/heartbeat.h"
 #include "engine/transport/latency_hint.h"
 #include "engine/transport/link_emulator.h"
-#include "engine/transport/thread_cpu.h"
 #include "engine/transport/transport.h"
 
 #include <gloo/allreduce.h>
@@ -56,9 +55,9 @@ private:
 class GlooTransport final : public Transport {
 public:
     GlooTransport(const TransportOptions& o, std::vector<std::shared_ptr<gloo::Context>> contexts,
-                  std::unique_ptr<Heartbeat> heartbeat, std::vector<pid_t> ioThreads)
+                  std::unique_ptr<Heartbeat> heartbeat)
         : options_(o), contexts_(std::move(contexts)), tags_(contexts_.size(), 1), heartbeat_(std::move(heartbeat)),
-          link_(o.link_gbps, o.link_latency_us, o.size), ioThreads_(std::move(ioThreads)) {
+          link_(o.link_gbps, o.link_latency_us, o.size) {
         for (int c = 0; c < channels(); ++c) p2p_.push_back(std::make_unique<GlooPointToPoint>(*this, c));
     }
 
@@ -69,12 +68,6 @@ public:
 
     int channels() const override { return static_cast<int>(contexts_.size()); }
     const char* name() const override { return "gloo"; }
-
-    std::int64_t ownThreadsCpuNs() const override {
-        std::int64_t sum = 0;
-        for (pid_t tid : ioThreads_) sum += std::max<std::int64_t>(0, threadCpuNs(tid));
-        return sum;
-    }
 
     Status allreduceOn(int channel, float* data, std::size_t count) override {
         if (channel < 0 || channel >= channels())
@@ -169,9 +162,6 @@ private:
     std::vector<uint32_t> tags_;                             // per channel: each channel is one thread's at a time
     std::unique_ptr<Heartbeat> heartbeat_;
     LinkEmulator link_;
-    // The threads Gloo started for this transport: the device's event loop. (Where several ranks start transports
-    // at once in one process, as thread ranks in tests do, each may count the others' too; a worker holds one.)
-    std::vector<pid_t> ioThreads_;
     std::vector<std::unique_ptr<GlooPointToPoint>> p2p_;  // per channel
     std::atomic<bool> failed_{false};
     mutable std::mutex mutex_;
@@ -346,13 +336,9 @@ Result<std::unique_ptr<Transport>> makeGlooTransport(const TransportOptions& o) 
             if (o.size > 1) context->connectFullMesh(store, device);
             contexts.push_back(std::move(context));
         }
-        std::vector<pid_t> ioThreads;
         for (pid_t tid : processThreads())
-            if (!before.count(tid)) {
-                (void)requestShortSlice(tid);
-                ioThreads.push_back(tid);
-            }
-        return std::make_unique<GlooTransport>(o, std::move(contexts), std::move(heartbeat), std::move(ioThreads));
+            if (!before.count(tid)) (void)requestShortSlice(tid);
+        return std::make_unique<GlooTransport>(o, std::move(contexts), std::move(heartbeat));
     } catch (const std::exception& e) {
         return Status::error("rank " + std::to_string(o.rank) + ": Gloo rendezvous in " + o.rendezvous_dir +
                              " failed within " + std::to_string(o.timeout.count()) + " ms: " + heartbeat->diagnose(

@@ -14,7 +14,6 @@
 
 #include <chrono>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -78,10 +77,6 @@ public:
 
     // Where the data lives, so that the runtime can pack fused units: host memory unless overridden.
     virtual bool deviceMemory() const { return false; }
-    // CPU time so far of the threads the transport runs besides its callers (Gloo's event loop, which receives
-    // every message): on a CPU rank they work for the collectives and take cores from compute as the calling
-    // thread does. 0 where there are none (shared memory works on the caller's thread; NCCL's proxy serves a GPU).
-    virtual std::int64_t ownThreadsCpuNs() const { return 0; }
     // dst = src for count floats in the transport's memory space, ordered before the next collective.
     virtual Status copy(float* dst, const float* src, std::size_t count);
     // Waits until the copies issued so far are done (device transports); host copies are done already.

@@ -1,14 +1,12 @@
 // The Gloo transport: exact sums across thread ranks, broadcast, link emulation pacing, clear errors for bad
-// options, a dead peer turned into a Status that names it within the timeout, rendezvous files that hold only
-// what they must (no stack bytes in the published addresses), and the CPU of its event loop accounted.
+// options, a dead peer turned into a Status that names it within the timeout, and rendezvous files that hold only
+// what they must (no stack bytes in the published addresses).
 #include "engine/transport/gloo_address_store.h"
-#include "engine/transport/thread_cpu.h"
 #include "rank_group.h"
 
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <atomic>
 #include <thread>
 
 #include <QDirIterator>
@@ -102,41 +100,6 @@ private slots:
         QVERIFY(elapsed >= std::chrono::milliseconds(167));
         for (int i = 0; i < 4; ++i) QCOMPARE(data[i][12345], 2.0f);
         QVERIFY(!(*group)[0]->allreduceOn(2, data[0].data(), 1).ok());  // no third channel
-    }
-
-    // Gloo's event loop receives every message on a thread of its own; on a CPU rank that thread takes cores from
-    // compute as the caller does, so the transport reports its CPU (what replay's comm CPU model is fitted on).
-    void glooCountsItsEventLoopsCpu() {
-        QTemporaryDir dir;
-        auto group = connectRanks(2, dir.path());
-        QVERIFY2(group.ok(), group.message().c_str());
-        std::vector<std::int64_t> before;
-        for (const auto& t : *group) before.push_back(t->ownThreadsCpuNs());
-        std::vector<std::vector<float>> data(2, std::vector<float>(4 << 20, 1.0f));  // 16 MiB: many socket reads
-        const auto results = onEveryRank(2, [&](int r) {
-            for (int k = 0; k < 3; ++k) PACER_RETURN_IF_ERROR((*group)[r]->allreduce(data[r].data(), data[r].size()));
-            return Status::success();
-        });
-        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
-        for (int r = 0; r < 2; ++r) QVERIFY2((*group)[r]->ownThreadsCpuNs() > before[r], qPrintable(QString::number(r)));
-    }
-
-    // The runtime's channels share the transport's threads' CPU out to their units: however the takes interleave,
-    // each nanosecond of the total goes to exactly one of them.
-    void cpuShareGivesEachNanosecondOnce() {
-        CpuShare share;
-        share.reset(1000);
-        std::atomic<std::int64_t> total{1000};
-        std::vector<std::int64_t> taken(4, 0);
-        std::vector<std::thread> threads;
-        for (int t = 0; t < 4; ++t)
-            threads.emplace_back([&, t] {
-                for (int k = 0; k < 20000; ++k) taken[t] += share.take(total.fetch_add(k % 7) + k % 7);
-            });
-        for (auto& t : threads) t.join();
-        const std::int64_t sum = taken[0] + taken[1] + taken[2] + taken[3];
-        QCOMPARE(sum + share.take(total.load()), total.load() - 1000);
-        QCOMPARE(share.take(total.load() - 5), std::int64_t{0});  // an older reading gives nothing back
     }
 
     void badOptionsAreClearErrors() {

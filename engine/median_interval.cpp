@@ -5,6 +5,16 @@
 
 namespace pacer::engine {
 
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    const std::size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + mid, v.end());
+    const double upper = v[mid];
+    if (v.size() % 2 == 1) return upper;
+    const double lower = *std::max_element(v.begin(), v.begin() + mid);
+    return (lower + upper) / 2;
+}
+
 std::size_t medianIntervalRank(std::size_t n, double confidence) {
     // Walk up the binomial's lower tail, P(B <= j) = Σ C(n, i) / 2^n, in logs so that thousands of values do not
     // overflow; the largest k with 2·P(B <= k-1) <= 1 - confidence.

@@ -11,6 +11,9 @@
 
 namespace pacer::engine {
 
+// The middle value; of an even count the mean of the two middle ones (0 for none). Linear time (nth_element).
+double median(std::vector<double> values);
+
 struct MedianInterval {
     std::size_t count = 0;  // values
     std::size_t rank = 0;   // k, 1-based; 0 when too few values reach the confidence (then low and high are 0)

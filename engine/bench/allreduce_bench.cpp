@@ -300,8 +300,8 @@ Result<std::vector<AllreduceBenchRow>> runAllreduceBench(const AllreduceBenchOpt
             }
             row.wrong += times[r][s].wrong;
         }
-        row.time_us = medianInterval(engineUs).median;
-        row.gloo_time_us = medianInterval(glooUs).median;
+        row.time_us = median(engineUs);
+        row.gloo_time_us = median(glooUs);
         for (std::size_t c = 0; c < calls; ++c) row.pair_ratios.push_back(engineUs[c] > 0 ? glooUs[c] / engineUs[c] : 0);
         row.ratio = medianInterval(row.pair_ratios);
         row.algbw = row.time_us > 0 ? row.bytes / row.time_us / 1e3 : 0;

@@ -1,5 +1,7 @@
 #include "engine/replay/observed_run.h"
 
+#include "engine/median_interval.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,16 +13,6 @@
 
 namespace pacer::engine {
 namespace {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    const std::size_t mid = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + mid, v.end());
-    const double upper = v[mid];
-    if (v.size() % 2 == 1) return upper;
-    const double lower = *std::max_element(v.begin(), v.begin() + mid);
-    return (lower + upper) / 2;
-}
 
 double mean(const std::vector<double>& v) {
     if (v.empty()) return 0;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/collectives/algorithm_cost.h"
+#include "engine/median_interval.h"
 #include "engine/policies/segmenting.h"
 
 namespace pacer::engine {
@@ -53,18 +54,12 @@ Result<PredictionBand> predictionBand(double predictedMs, const std::vector<Iter
     }
     // Robust statistics: one iteration's cost fit rests on one collective per size, and a wild one (a collective
     // that waited for a core) must not make the band cover everything.
-    std::vector<double> sorted = band.iteration_ms;
-    std::sort(sorted.begin(), sorted.end());
-    auto medianOf = [](const std::vector<double>& v) {
-        const std::size_t m = v.size() / 2;
-        return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-    };
-    const double mid = medianOf(sorted);
+    const std::vector<double>& periods = band.iteration_ms;
+    const double mid = median(periods);
     std::vector<double> deviations;
-    for (double p : sorted) deviations.push_back(std::abs(p - mid));
-    std::sort(deviations.begin(), deviations.end());
-    const double sigma = 1.4826 * medianOf(deviations);
-    const double half = kBandSigmas * sigma * std::sqrt(2.0 / static_cast<double>(sorted.size()));
+    for (double p : periods) deviations.push_back(std::abs(p - mid));
+    const double sigma = 1.4826 * median(deviations);
+    const double half = kBandSigmas * sigma * std::sqrt(2.0 / static_cast<double>(periods.size()));
     band.low_ms = std::max(0.0, std::min(predictedMs, mid) - half);
     band.high_ms = std::max(predictedMs, mid) + half;
     return band;

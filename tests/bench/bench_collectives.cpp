@@ -48,8 +48,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double median(const std::vector<double>& v) { return medianInterval(v).median; }
-
 // Part 1's settings: which algorithms, how many rounds, and how many pairs of calls (or seconds of them) per round.
 struct BusbwSettings {
     bool quick = false;

@@ -40,6 +40,9 @@ public:
     virtual Nanos wakeTime() const { return kNever; }
     // DDP keeps its optimizer barrier: no parameter is updated before every tensor is reduced.
     virtual bool updateWaitsForAll() const { return false; }
+    // The most elements one unit can hold, so that the runtime can set up the buffer it packs units into before
+    // the first iteration instead of page-faulting it in during a measured one; 0 = cannot say.
+    virtual std::size_t largestUnitElements() const { return 0; }
 
     // The simulator's shortcut over runs of segments (SimOptions::segment_runs), which keeps a replay's cost from
     // growing with the number of segments. Right after next() returned a unit of one piece: how many more units

@@ -73,6 +73,7 @@ public:
     Status status() const;
 
 private:
+    Status reserveStaging();
     void commLoop(int channel);
     Status runPlanIteration(int gen, int channel);
     Status runDynamicIteration(int gen);

@@ -1,6 +1,7 @@
 #include "engine/policies/priority_items.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace pacer::engine {
 
@@ -20,6 +21,29 @@ PriorityItemsPolicy::PriorityItemsPolicy(std::string name, std::vector<TensorInf
         for (int t : items_[i].waitsFor) itemsOfTensor_[t].push_back(static_cast<int>(i));
     }
     onBegin(0);
+}
+
+std::size_t PriorityItemsPolicy::largestUnitElements() const {
+    // A unit takes up to itemsPerUnit_ entries of the ready set (a fused group, or a segment of a tensor, whose
+    // next segments may follow in the same unit): the largest that many bound it.
+    const auto perUnit = static_cast<std::size_t>(itemsPerUnit_);
+    std::vector<std::size_t> sizes;
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+        const PriorityItem& it = items_[i];
+        std::size_t elements = 0;
+        for (const Piece& p : it.pieces) elements += p.count;
+        if (it.segment_elements == 0) {
+            sizes.push_back(elements);
+            continue;
+        }
+        const std::size_t segments = std::min(segmentsOf(static_cast<int>(i)), perUnit);
+        for (std::size_t k = 0; k < segments; ++k) sizes.push_back(std::min(elements, it.segment_elements));
+    }
+    const std::size_t take = std::min(sizes.size(), perUnit);
+    std::partial_sort(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(take), sizes.end(), std::greater<>());
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < take; ++i) total += sizes[i];
+    return total;
 }
 
 std::size_t PriorityItemsPolicy::segmentsOf(int item) const {

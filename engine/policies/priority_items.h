@@ -33,6 +33,7 @@ public:
 
     std::string_view name() const override { return name_; }
     std::optional<CommUnit> next(Nanos now) override;
+    std::size_t largestUnitElements() const override;
     std::size_t unitsFollowing() const override;
     Piece takeUnitsFollowing(std::size_t count) override;
 

@@ -84,7 +84,7 @@ public:
     // Makes the next collective wait for a CUDA event (the gradient's); host transports ignore it.
     virtual Status waitEvent(void* cudaEvent) { return Status::success(); }
     // Scratch space in the transport's memory space for the fused buffers of one channel; valid until the next
-    // call for that channel.
+    // call for that channel. Host scratch is zeroed as it grows, so its pages are in memory from then on.
     virtual Result<float*> scratch(std::size_t count, int channel = 0);
 
 private:

@@ -89,6 +89,14 @@ private slots:
             const auto units = runIteration(**made, tensors.size());
             QVERIFY((*made)->finished());
             std::map<int, std::size_t> covered;
+            // The bound the runtime sizes its staging buffers by (Policy::largestUnitElements) holds every unit;
+            // where a unit is one item (pace, manual) it is the largest unit itself.
+            const std::size_t bound = (*made)->largestUnitElements();
+            std::size_t largest = 0;
+            for (const CommUnit& u : units) largest = std::max(largest, u.elements());
+            if (bound > 0) QVERIFY2(largest <= bound, qPrintable(QString("unit of %1 > bound %2").arg(largest).arg(bound)));
+            if (config.name == "pace" || config.name == "manual") QCOMPARE(bound, largest);
+            if (config.name == "bytescheduler") QVERIFY(bound > 0);
             for (const CommUnit& u : units) {
                 QVERIFY(!u.pieces.empty());
                 for (const Piece& p : u.pieces) {

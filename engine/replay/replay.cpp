@@ -38,6 +38,34 @@ Result<SimFigures> figuresOf(const Workload& w, const CostModel& cost, const Pol
     return sim.value().figures;
 }
 
+// Student's t, two-sided 90% (the 95th percentile), by degrees of freedom 1..9.
+constexpr double kStudentT90[] = {6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833};
+
+// Half-width of a 90% interval for the mean of a series whose neighbours are alike: contiguous batches, the
+// standard error of their means (PredictionBand).
+double batchMeansHalfWidth(const std::vector<double>& series) {
+    const std::size_t n = series.size();
+    const std::size_t batches = n >= 2 * kBandBatches ? kBandBatches : n;
+    if (batches < 2) return 0;
+    std::vector<double> means;
+    for (std::size_t b = 0; b < batches; ++b) {
+        // Batch b holds [b*n/batches, (b+1)*n/batches): every iteration in exactly one batch.
+        const std::size_t from = b * n / batches, to = (b + 1) * n / batches;
+        double sum = 0;
+        for (std::size_t i = from; i < to; ++i) sum += series[i];
+        means.push_back(sum / static_cast<double>(to - from));
+    }
+    double total = 0;
+    for (double m : means) total += m;
+    const double grand = total / static_cast<double>(batches);
+    double squares = 0;
+    for (double m : means) squares += (m - grand) * (m - grand);
+    const double standardError = std::sqrt(squares / static_cast<double>(batches - 1) / static_cast<double>(batches));
+    static_assert(kBandBatches - 1 <= static_cast<int>(std::size(kStudentT90)));
+    const std::size_t dof = std::min(batches - 1, std::size(kStudentT90));
+    return kStudentT90[dof - 1] * standardError;
+}
+
 }  // namespace
 
 Result<PredictionBand> predictionBand(double predictedMs, const std::vector<IterationEstimate>& iterations,
@@ -52,14 +80,9 @@ Result<PredictionBand> predictionBand(double predictedMs, const std::vector<Iter
         if (!f.ok()) return Status::error("iteration " + std::to_string(e.iteration) + ": " + f.status().message());
         band.iteration_ms.push_back(f.value().iter_ms);
     }
-    // Robust statistics: one iteration's cost fit rests on one collective per size, and a wild one (a collective
-    // that waited for a core) must not make the band cover everything.
     const std::vector<double>& periods = band.iteration_ms;
     const double mid = median(periods);
-    std::vector<double> deviations;
-    for (double p : periods) deviations.push_back(std::abs(p - mid));
-    const double sigma = 1.4826 * median(deviations);
-    const double half = kBandSigmas * sigma * std::sqrt(2.0 / static_cast<double>(periods.size()));
+    const double half = std::sqrt(2.0) * batchMeansHalfWidth(periods);
     band.low_ms = std::max(0.0, std::min(predictedMs, mid) - half);
     band.high_ms = std::max(predictedMs, mid) + half;
     return band;

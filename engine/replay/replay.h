@@ -49,16 +49,18 @@ Result<CostModel> applyWhatIf(const CostModel& cost, int observedRanks, const Wh
 
 // How far a prediction may be off because its source run was noisy. Each steady iteration of the source, replayed
 // on its own (IterationEstimate), predicts a time; the measured time of a run is a mean over its iterations, so the
-// spread that matters is that of a mean: the band is the prediction +- kBandSigmas standard errors of the
-// per-iteration predictions, for the source run's mean and the predicted run's (hence sqrt(2 / n)), widened to
-// include their median where it differs from the prediction of the means. The spread is robust (1.4826 x the
-// median absolute deviation): one iteration's cost fit rests on one collective per size, and can be wild.
+// spread that matters is that of a mean, for the source run's and the predicted run's alike (hence sqrt(2)).
+// Iterations are not independent: a loaded machine drifts for seconds at a time, so neighbours are alike and the
+// spread of single iterations understates that of a mean (bands built so held the measured time in 40-57% of
+// cases). Hence the method of batch means: the iterations in order, cut into kBandBatches contiguous batches,
+// whose means' standard error, times Student's t for 90% at (batches - 1) degrees of freedom, is the half-width;
+// widened to include the median of the per-iteration predictions where it differs from the prediction of the means.
 struct PredictionBand {
     double low_ms = 0;
     double high_ms = 0;
     std::vector<double> iteration_ms;  // the per-iteration predictions, in source iteration order; empty: no band
 };
-inline constexpr double kBandSigmas = 1.645;  // 90% of a normal distribution
+inline constexpr int kBandBatches = 5;  // fewer iterations than 2 per batch: one batch per iteration
 
 struct ReplayResult {
     SimResult sim;

@@ -223,6 +223,41 @@ private slots:
         QVERIFY(extractWorkload(run).value().layers[2].backward > truth.layers[2].backward + 1'000'000);
     }
 
+    // The band is for a mean over iterations that drift together (a loaded machine stays loaded for seconds): ten
+    // iterations of which the first five ran 20% slower give a wider band than the same ten alternating slow and
+    // fast, where a mean of neighbours is already steady. A band from single iterations' spread cannot tell them
+    // apart (both have the same values).
+    void bandWidensWhenIterationsDriftTogether() {
+        const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
+        PolicyConfig fifo;
+        fifo.name = "fifo";
+        Result<ObservedModel> model = modelObservedRun(simulatedFifoCapture(truth));
+        QVERIFY(model.ok());
+        QCOMPARE(model.value().iterations.size(), std::size_t{10});
+        auto bandOf = [&](auto slow) {
+            std::vector<IterationEstimate> iterations = model.value().iterations;
+            for (std::size_t i = 0; i < iterations.size(); ++i) {
+                WhatIf slower;
+                slower.compute_speed = slow(i) ? 1 / 1.2 : 1.0;
+                iterations[i].workload = applyWhatIf(iterations[i].workload, slower).value();
+            }
+            Result<ReplayResult> r =
+                replay(model.value().workload, model.value().cost, fifo, WhatIf{}, SimOptions{}, iterations);
+            return r.ok() ? r.value().band : PredictionBand{};
+        };
+        const PredictionBand drifting = bandOf([](std::size_t i) { return i < 5; });
+        const PredictionBand alternating = bandOf([](std::size_t i) { return i % 2 == 0; });
+        QCOMPARE(drifting.iteration_ms.size(), std::size_t{10});
+        QCOMPARE(alternating.iteration_ms.size(), std::size_t{10});
+        std::vector<double> a = drifting.iteration_ms, b = alternating.iteration_ms;
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        for (std::size_t i = 0; i < a.size(); ++i) QVERIFY(qAbs(a[i] - b[i]) < 1e-9);  // the same values
+        const double drift = drifting.high_ms - drifting.low_ms, alternate = alternating.high_ms - alternating.low_ms;
+        qInfo("band width: drifting %.3f ms, alternating %.3f ms", drift, alternate);
+        QVERIFY2(drift > 2 * alternate, qPrintable(QString("%1 vs %2").arg(drift).arg(alternate)));
+    }
+
     // The outlier's wake-ups go with it: an iteration whose collectives all started 5 ms late (the communication
     // thread lost its core) is set aside, and the dispatch latency of the replay, and of every per-iteration
     // estimate, is what the kept iterations showed. (It once came from every iteration: one such stall made a

@@ -93,6 +93,7 @@ int runReplay(const Args& args) {
     out.update(predictionJson(result.sim.figures, result.band));
     if (!source.iterations.empty()) {
         out["band_iterations"] = result.band.iteration_ms.size();
+        out["band_iteration_ms"] = result.band.iteration_ms;
         out["set_aside_iterations"] = source.setAside;
     }
     out["source"] = source.description;

@@ -4,12 +4,14 @@
 #include "app/common/trace_conversion.h"
 #include "app/common/tuned_settings.h"
 #include "engine/planning/self_tune.h"
+#include "engine/planning/warmup_schedule.h"
 #include "engine/replay/observed_run.h"
 #include "engine/replay/zoo.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 
 namespace pacer::app {
 
@@ -44,6 +46,23 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
         observed.channels = std::clamp(channels->get<int>(), 1, 16);
 }
 
+// A run that switched after warm-up (plan order, self-tuned pace) ran another schedule before the switch (dynamic
+// order, one channel, the settings as given), and paid the new runtime's one-off costs just after it: replay
+// describes the run from its steady state on (engine::firstSteadyIteration), as its `iter_ms` does. A run too
+// short to have three steady iterations keeps everything.
+void keepSteadyState(const nlohmann::json& experiment, bool selfTuned, engine::ObservedRun& observed) {
+    if (!experiment.is_object()) return;
+    const bool switched = selfTuned || experiment.value("order", nlohmann::json("dynamic")) == "plan";
+    const auto warmup = experiment.find("warmup_iterations");
+    if (!switched || warmup == experiment.end() || !warmup->is_number_integer()) return;
+    const int first = engine::firstSteadyIteration(warmup->get<int>(), true);
+    std::set<int> steady;
+    for (const engine::ObservedSpan& s : observed.spans)
+        if (s.iteration >= first) steady.insert(s.iteration);
+    if (steady.size() < 3) return;
+    std::erase_if(observed.spans, [&](const engine::ObservedSpan& s) { return s.iteration < first; });
+}
+
 // What the run trained, whatever schedule reduced it: the same key means the figures of two runs compare.
 std::string experimentKeyOf(const profiler::RunSummary& run, const nlohmann::json& experiment) {
     if (!experiment.is_object() || !experiment.contains("model")) return "run " + std::to_string(run.run_id);
@@ -67,6 +86,7 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     if (trace->segment_bytes > 0) ran.segment_bytes = static_cast<std::size_t>(trace->segment_bytes);
     std::optional<engine::Schedule> tuned = tuningFromMetrics(summary.metrics, ran);
     describeEngine(summary, experiment, tuned, observed);
+    keepSteadyState(experiment, tuned.has_value(), observed);
     const std::string runName = where + " run " + std::to_string(trace->run_id);
     // An imported trace says at import what it lacks for replay, or which DDP buckets it showed (self-replay).
     const ImportedReplay imported = importedReplay(summary.experiment_json);

@@ -39,8 +39,9 @@ void TraceBridge::onComm(const engine::CommEvent& e) {
                        first.tensor, first.segment, static_cast<std::int64_t>(e.unit.bytes()), e.unit.priority);
     keep(engine::ObservedSpan::Comm, e.iteration, tensors_[first.tensor].layer, first.tensor, e.start, e.end,
          first.segment, static_cast<std::int64_t>(e.unit.bytes()), measureCpu_ ? e.cpu : -1);
-    if (measureCpu_ && e.iteration >= 1) {  // the first iteration pays for first touches
+    if (measureCpu_) {
         std::lock_guard lock(cpuMutex_);
+        if (e.iteration < cpuFrom_) return;
         auto& [sum, count] = cpuBySize_[static_cast<double>(e.unit.bytes())];
         sum += static_cast<double>(e.cpu);
         count += 1;
@@ -48,6 +49,12 @@ void TraceBridge::onComm(const engine::CommEvent& e) {
 }
 
 void TraceBridge::measureCommCpu(bool on) { measureCpu_ = on; }
+
+void TraceBridge::countCommCpuFrom(int iteration) {
+    std::lock_guard lock(cpuMutex_);
+    cpuFrom_ = iteration;
+    cpuBySize_.clear();
+}
 
 engine::CommCpu TraceBridge::commCpu() const {
     std::lock_guard lock(cpuMutex_);

@@ -34,6 +34,9 @@ public:
     // span and fit what a collective takes from compute over the run (commCpu). Call before a runtime starts.
     void measureCommCpu(bool on);
     engine::CommCpu commCpu() const;  // the fit over the steady iterations so far; zero when not measured
+    // From `iteration` on only (default 1: the first pays for first touches); forgets what came before. The warm-up
+    // switch calls it: collectives of the schedule before it do not describe the run's.
+    void countCommCpuFrom(int iteration);
 
     void forward(int layer, int iteration, std::int64_t start, std::int64_t end);
     void backward(int layer, int iteration, std::int64_t start, std::int64_t end);
@@ -65,7 +68,8 @@ private:
     std::vector<engine::ObservedSpan> spans_;
     bool measureCpu_ = false;
     mutable std::mutex cpuMutex_;  // several channels' threads report at once
-    std::map<double, std::pair<double, double>> cpuBySize_;  // bytes -> (CPU ns, collectives), iterations >= 1
+    int cpuFrom_ = 1;
+    std::map<double, std::pair<double, double>> cpuBySize_;  // bytes -> (CPU ns, collectives), iterations >= cpuFrom_
 };
 
 }  // namespace pacer::worker

@@ -55,10 +55,6 @@ struct Setup {
     bool switchAfterWarmup = false;    // plan order, or a pace that tunes itself
 };
 
-// The runtime started at the warm-up switch reduces its first iteration during the next one's forward, so two
-// iteration periods pass before its one-off costs are behind it (finish()).
-constexpr int kIterationsToSettleAfterSwitch = 2;
-
 // Self-tuning needs a steady warm-up iteration beyond the first (which pays for allocation and cold caches).
 constexpr int kWarmupToTune = 2;
 
@@ -445,6 +441,7 @@ private:
         const engine::Schedule& s = shared.value();
         if (s.tuned) recordTuning(s);
         progress_.note(describe(s));
+        bridge_->countCommCpuFrom(engine::firstSteadyIteration(it, true));
         startRuntime(std::move(shared).value());
     }
 
@@ -465,12 +462,9 @@ private:
         // Steady state: the mean period between iteration starts, from the first measured iteration to the start of
         // the last. The last iteration has no next forward to hide its reductions behind (it drains the link): in
         // a long job that is noise, but over 25 iterations it would add a few percent that training never sees.
-        // After the warm-up switch, the new runtime's first iteration is a warm-up of its own: its reductions (on
-        // channels and buffer sizes the warm-up never used) took about twice their steady time over Gloo, in the
-        // kernel's socket copies, and the next forward waits for them. So the window starts once they are
-        // waited for; over 15 iterations that one iteration added 15-20% to the mean.
-        const int warmedUp = e.warmupIterations + (s_.switchAfterWarmup ? kIterationsToSettleAfterSwitch : 0);
-        const int first = std::min(warmedUp, iterations - 1);
+        // After the warm-up switch the window starts once the new runtime's own first iteration is behind it
+        // (engine::firstSteadyIteration): over 15 iterations that one iteration added 15-20% to the mean.
+        const int first = std::min(engine::firstSteadyIteration(e.warmupIterations, s_.switchAfterWarmup), iterations - 1);
         const int last = iterations - 1 > first ? iterations - 1 : iterations;
         const double iterMs =
             static_cast<double>(iterationStart_[last] - iterationStart_[first]) / (last - first) / 1e6;

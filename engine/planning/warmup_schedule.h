@@ -24,4 +24,13 @@ bool wantsSelfTune(const TuneRequest& request);
 
 Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request);
 
+// A run that switches after warm-up (plan order, self-tuned pace) restarts its runtime on the chosen schedule.
+// The new runtime's first iteration is a warm-up of its own (over Gloo its reductions took twice their steady
+// time, in the kernel's socket copies), and those reductions end in the next iteration's forward: the run's
+// steady state, which `iter_ms` measures and replay extracts, begins two iterations after the switch.
+inline constexpr int kIterationsToSettleAfterSwitch = 2;
+inline int firstSteadyIteration(int warmupIterations, bool switchesAfterWarmup) {
+    return warmupIterations + (switchesAfterWarmup ? kIterationsToSettleAfterSwitch : 0);
+}
+
 }  // namespace pacer::engine

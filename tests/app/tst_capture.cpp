@@ -1,11 +1,13 @@
 // The walking skeleton end to end: pacer-cli capture starts real pacer-worker processes that train over Gloo,
 // and the merged project holds what happened — per rank, one forward and one backward per layer per iteration and
 // one all-reduce per gradient tensor per iteration (fifo reduces whole tensors).
+#include "engine/planning/warmup_schedule.h"
 #include "process_helpers.h"
 #include "profiler/project.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,6 +72,22 @@ private slots:
                 for (const auto& tensor : t.tensors) QCOMPARE(allreduce[std::make_tuple(rank, it, tensor.id)], 1);
             }
         }
+    }
+
+    // A run that switches after warm-up ran another schedule before the switch, and the new runtime's first
+    // iteration is a warm-up of its own: replay describes the run from engine::firstSteadyIteration on, as its
+    // iter_ms does. 14 iterations, 5 warm-ups, plan order: iterations 7-13 are kept; the first kept one is left out
+    // of the means and the last has no traced update, so 5 iterations are estimated (kept in the band or set aside).
+    void replayOfASwitchedRunStartsAtItsSteadyState() {
+        const QString project = dir_.filePath("switched.pacer");
+        const ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-2rank.json"), "--out",
+                                        project, "--iterations", "14", "--policy", "fifo", "--order", "plan", "--json"});
+        QVERIFY2(r.finished && r.exitCode == 0, r.err.constData());
+        const ProcessResult replay = runCli({"replay", "--project", project, "--policy", "fifo", "--json"});
+        QVERIFY2(replay.finished && replay.exitCode == 0, replay.err.constData());
+        const QJsonObject j = replay.json();
+        const int estimated = j["band_iterations"].toInt() + j["set_aside_iterations"].toArray().size();
+        QCOMPARE(estimated, 14 - pacer::engine::firstSteadyIteration(5, true) - 2);
     }
 
     // Plan order with 2 channels: after warm-up the units alternate between two comm lanes per rank, and each

@@ -82,7 +82,15 @@ Result<PredictionBand> predictionBand(double predictedMs, const std::vector<Iter
     }
     const std::vector<double>& periods = band.iteration_ms;
     const double mid = median(periods);
-    const double half = std::sqrt(2.0) * batchMeansHalfWidth(periods);
+    // One iteration's cost fit rests on one collective per size and can be wild (a collective that waited for a
+    // core: 70 ms where its neighbours predict 8). Clipped to the median +- kOutlierSpread robust standard
+    // deviations first, such an estimate widens the band as much as an unusual iteration may, not by itself.
+    std::vector<double> deviations;
+    for (double p : periods) deviations.push_back(std::abs(p - mid));
+    const double reach = kOutlierSpread * 1.4826 * median(deviations);
+    std::vector<double> clipped;
+    for (double p : periods) clipped.push_back(std::clamp(p, mid - reach, mid + reach));
+    const double half = std::sqrt(2.0) * batchMeansHalfWidth(clipped);
     band.low_ms = std::max(0.0, std::min(predictedMs, mid) - half);
     band.high_ms = std::max(predictedMs, mid) + half;
     return band;

@@ -502,6 +502,36 @@ private slots:
         QCOMPARE(c.value().at(4000), Nanos{2667});
     }
 
+    // Where only one size ever ran alone, the wire's line comes from the busy stretches: per iteration three
+    // 256 KiB units queue on a wire of 8 ns/B (each 100 us of fixed cost, overlapping) with a 1 KiB unit behind
+    // them, then one 256 KiB unit runs alone. A line through the lone 256 KiB mean and the queued 1 KiB one
+    // would be flat (the 1 KiB unit waited 6 ms), pricing every byte at nothing.
+    void channelsWithOneLoneSizeFitTheWireFromBusyStretches() {
+        ObservedRun run = twoTensorRun();
+        run.channels = 4;
+        run.readiness_rides_on_units = false;
+        const double alpha = 100'000, beta = 8.0;
+        const auto wire = static_cast<Nanos>(beta * 262'144);
+        for (int it = 1; it < 5; ++it)
+            for (int rank = 0; rank < 2; ++rank) {
+                const Nanos t = it * 100'000'000;
+                for (int k = 0; k < 3; ++k) {
+                    ObservedSpan c = comm(rank, it, 0, 262'144, t + k * 1000, static_cast<Nanos>(alpha) + (k + 1) * wire - k * 1000);
+                    c.segment = k;
+                    run.spans.push_back(c);
+                }
+                run.spans.push_back(comm(rank, it, 1, 1024, t + 3000, static_cast<Nanos>(alpha) + 3 * wire - 3000 + 8192));
+                ObservedSpan alone = comm(rank, it, 0, 262'144, t + 50'000'000, static_cast<Nanos>(alpha) + wire);
+                alone.segment = 3;
+                run.spans.push_back(alone);
+            }
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        qInfo("wire %.3f ns/B (truth %.1f), alpha %.0f ns", c.value().ns_per_byte, beta, c.value().alpha_ns);
+        QVERIFY2(qAbs(c.value().ns_per_byte / beta - 1) < 0.1, qPrintable(QString::number(c.value().ns_per_byte)));
+        QCOMPARE(c.value().at(262'144), static_cast<Nanos>(alpha) + wire);  // what the lone ones took
+    }
+
     void untracedComputeTimeIsChargedToNeighbours() {
         // One rank, iterations 0 (warm-up) and 1: forward 0, a 50 ns gap, forward 1, backward 1, a 20 ns gap,
         // backward 0, a 30 ns gap, then a wait. The gap before a span belongs to it; the one after the last

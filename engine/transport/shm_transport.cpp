@@ -119,6 +119,8 @@ public:
     }
 
     // The spans are one vector: chunks gather from them into the slot and scatter back, with no fused buffer.
+    Status reserveSpans(int, std::size_t) override { return Status::success(); }  // no packing: nothing to set up
+
     Status allreduceSpansOn(int channel, const std::vector<FloatSpan>& spans) override {
         if (channel < 0 || channel >= channels())
             return Status::error("all-reduce on channel " + std::to_string(channel) + " of " + std::to_string(channels()));

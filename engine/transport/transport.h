@@ -68,6 +68,9 @@ public:
     // it). The default packs them into scratch(), reduces once and unpacks; a transport that gathers and
     // scatters by itself (shared memory) overrides it and saves both copies.
     virtual Status allreduceSpansOn(int channel, const std::vector<FloatSpan>& spans);
+    // Readies what allreduceSpansOn needs for up to `count` floats on a channel, so that the first large fused unit
+    // does not allocate (and page-fault) its buffer in the middle of an iteration. The default sets up scratch().
+    virtual Status reserveSpans(int channel, std::size_t count) { return scratch(count, channel).status(); }
     virtual Status broadcast(void* data, std::size_t bytes, int root) = 0;
     // The point-to-point layer of one channel, for the collective algorithms of engine/collectives (nullptr where
     // the transport has none). It shares the channel's connections, timeout, failure state and emulated link.

@@ -9,7 +9,9 @@
 
 namespace pacer::engine {
 
-std::vector<std::size_t> calibrationSizes() { return {16 << 10, 256 << 10, 1 << 20, 4 << 20}; }
+std::vector<CalibrationPoint> calibrationPoints() {
+    return {{16 << 10}, {256 << 10}, {1 << 20}, {4 << 20}, {32 << 20, kLargestPointPairs}};
+}
 
 Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, const Topology& topology) {
     // Native's median at each size, over every call it made there (with every candidate).
@@ -50,17 +52,23 @@ Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, 
     return fitted;
 }
 
-Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& topology, int channel) {
+Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& topology, int channel,
+                                       const std::vector<CalibrationPoint>& points) {
     PointToPoint* p2p = transport.pointToPoint(channel);
     if (!p2p) return Status::error("this transport has no point-to-point layer to calibrate");
     const int n = transport.size();
     if (n == 1) return LinkParams{0, 0, 0};
     const std::vector<Algorithm> candidates = candidateAlgorithms(n, topology);
-    const std::vector<std::size_t> sizes = calibrationSizes();
-    std::vector<float> data(sizes.back() / sizeof(float), 1.0f);
+    if (points.empty()) return Status::error("calibrating the link needs at least one size");
+    std::size_t largest = 0;
+    for (const CalibrationPoint& p : points) {
+        if (p.pairs < 1 || p.bytes < sizeof(float)) return Status::error("calibrating the link: a size without pairs or bytes");
+        largest = std::max(largest, p.bytes);
+    }
+    std::vector<float> data(largest / sizeof(float), 1.0f);
     // ns per call, [size][pair][candidate][native, candidate], summed over ranks below.
     std::vector<float> times;
-    for (std::size_t bytes : sizes) {
+    for (const auto& [bytes, pairs] : points) {
         const std::size_t count = bytes / sizeof(float);
         auto once = [&](Algorithm a) {
             return a == Algorithm::Native ? transport.allreduceOn(channel, data.data(), count)
@@ -74,7 +82,7 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         };
         PACER_RETURN_IF_ERROR(once(Algorithm::Native));  // warm-ups: each side's buffers exist before timing
         for (Algorithm a : candidates) PACER_RETURN_IF_ERROR(once(a));
-        for (int pair = 0; pair < kCalibrationPairs; ++pair)
+        for (int pair = 0; pair < pairs; ++pair)
             for (std::size_t c = 0; c < candidates.size(); ++c) {
                 const Algorithm a = candidates[(c + pair) % candidates.size()];  // the candidates take turns
                 float nativeNs = 0, algorithmNs = 0;
@@ -92,10 +100,10 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
     PACER_RETURN_IF_ERROR(transport.allreduceOn(channel, times.data(), times.size()));
     std::vector<PairedTimes> timings;
     std::size_t i = 0;
-    for (std::size_t bytes : sizes) {
+    for (const auto& [bytes, pairs] : points) {
         const std::size_t first = timings.size();
         for (Algorithm a : candidates) timings.push_back({a, n, static_cast<double>(bytes), {}, {}});
-        for (int pair = 0; pair < kCalibrationPairs; ++pair)
+        for (int pair = 0; pair < pairs; ++pair)
             for (std::size_t c = 0; c < candidates.size(); ++c) {
                 PairedTimes& t = timings[first + (c + pair) % candidates.size()];
                 t.nativeNs.push_back(times[i++] / n);

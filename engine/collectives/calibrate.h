@@ -1,7 +1,7 @@
 // Fits α, β, γ on the ranks of a run, before the first collective that uses `auto`, and measures what auto chooses by.
 // At each size, every candidate algorithm (candidateAlgorithms) is timed in pairs against the transport's own
-// all-reduce (native): one call of each next to the other, which first alternating, kCalibrationPairs pairs per
-// candidate, the candidates taking turns. The times are averaged over the ranks (one all-reduce on the transport),
+// all-reduce (native): one call of each next to the other, which first alternating, the point's pairs per candidate
+// (9; 6 at the largest, 32 MiB), the candidates taking turns. The times are averaged over the ranks (one all-reduce on the transport),
 // so every rank holds the same numbers and makes the same choice. Per candidate and size, the pairs' speed-ups
 // (native's time over the candidate's) give a median and a 95% interval for it (engine/median_interval.h). The link
 // keeps α, β, γ fitted over the candidates (for what was not measured) and each algorithm's measured times
@@ -11,7 +11,8 @@
 // noise (1.04 median, interval 0.92..1.12) leaves native in place, one that is clearly faster (interval 1.02..1.08)
 // is taken. Why: comparing the fastest of four calls picked the algorithm with the luckier tail (the ring on 2 Gloo
 // ranks at 4 MiB), which then ran at 0.88-1.01 of gloo::allreduce, and the benchmark judges medians.
-// About 1.5 s on 2 Gloo loopback ranks and 4 s on 4, as threads on a loaded 2-core machine (docs/ARCHITECTURE.md).
+// About 3.5 s on 2 Gloo loopback ranks and 6-12 s on 4, as threads on a 2-core machine at load 4-5 (bench_collectives
+// part 0; 1.2 s and 3.6 s without the 32 MiB point; docs/ARCHITECTURE.md).
 #pragma once
 
 #include "engine/collectives/algorithm_cost.h"
@@ -21,17 +22,37 @@
 
 namespace pacer::engine {
 
-// The sizes calibrateLinkParams times (bytes): small (latency), middle, 1 MiB and 4 MiB. Gloo's ring cuts a vector
-// into segments of up to 1 MiB, so from 1 MiB up it runs as it does at the sizes the goal is judged at; without the
-// 1 MiB point the choice between 256 KiB (where recursive doubling leads on 4 ranks) and 4 MiB (native) was a line
-// that kept recursive doubling at 2 MiB, where it ran at 0.82 of gloo::allreduce.
-std::vector<std::size_t> calibrationSizes();
-
 // Pairs per candidate and size: 9, the fewest whose 95% interval leaves out the slowest and the fastest pair
 // ([x_(2), x_(8)]), so that one call the machine descheduled does not decide; with 6 to 8 it would be [min, max].
 constexpr int kCalibrationPairs = 9;
 
-Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& topology, int channel = 0);
+// One size calibrateLinkParams times, and how many pairs of calls per candidate it times there.
+struct CalibrationPoint {
+    std::size_t bytes = 0;
+    int pairs = kCalibrationPairs;
+};
+
+// The sizes calibrateLinkParams times: small (latency), middle, 1 MiB, 4 MiB and 32 MiB. Gloo's ring cuts a vector
+// into segments of up to 1 MiB, so from 1 MiB up it runs as it does at the sizes the goal is judged at; without the
+// 1 MiB point the choice between 256 KiB (where recursive doubling leads on 4 ranks) and 4 MiB (native) was a line
+// that kept recursive doubling at 2 MiB, where it ran at 0.82 of gloo::allreduce. The 32 MiB point: beyond the
+// largest point auto only extrapolates (each time grows by its model's bytes), and with 4 MiB the largest it ran
+// Gloo's own at every large size, where the ring led gloo::allreduce (bench_collectives, threads, load 3-4 on 2
+// cores): at 16 MiB by 1.05 [0.98..1.09] (2 ranks) and 1.02 [0.96..1.19] (4 ranks), inside the noise, so a 16 MiB
+// point found it clearly faster in 1 of 6 calibrations; at 32 MiB by 1.13 and 1.26, at 64 MiB by 1.12 and 1.24.
+std::vector<CalibrationPoint> calibrationPoints();
+
+// Pairs at the 32 MiB point: 6, the fewest with a 95% interval ([min, max]). One 32 MiB call takes 8-25 times one at
+// 1 MiB (4 and 2 ranks), and with 9 pairs the point took calibration from 0.7 to 2.7 s on 2 Gloo ranks and from 4.9 to 14.2 s
+// on 4 (load 4). Fewer pairs do not loosen the rule: a candidate no faster than native has all 6 speed-ups above 1
+// with probability at most 2^-6 = 1.6%, against 10/512 = 2.0% for 8 of 9 with 9 pairs, and one call the machine
+// descheduled can only lower the low end (keep native), never pick a candidate. What they cost is power: a candidate
+// that wins a pair with probability p is taken with p^6 against p^9 + 9p^8(1-p), 0.53 against 0.77 at p = 0.9.
+constexpr int kLargestPointPairs = 6;
+
+// `points`: calibrationPoints(); others for the benchmark that weighs what a point costs (by increasing bytes).
+Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& topology, int channel = 0,
+                                       const std::vector<CalibrationPoint>& points = calibrationPoints());
 
 // One candidate timed against native at one size, call next to call: ns per call (mean over ranks), paired by index.
 struct PairedTimes {

@@ -1,4 +1,7 @@
-// bench_collectives: the collective algorithms of engine/collectives, three ways.
+// bench_collectives: the collective algorithms of engine/collectives, three ways, after what auto's calibration costs.
+//   0. auto's calibration (engine/collectives/calibrate.h) on the ranks of part 1, with every calibration point and
+//      without the largest, alternating --calibration-rounds C times (3; 0 skips): seconds at start-up, and what auto
+//      then chooses at each size.
 //   1. Bus bandwidth per algorithm against one gloo::allreduce of the same bytes in the same run, 2 and 4 ranks as
 //      threads over TCP loopback, 4 KiB to 256 MiB (goal: auto >= 0.95 of Gloo at every size >= 1 MiB), judged per
 //      size from interleaved rounds (below).
@@ -26,7 +29,9 @@
 // is held back by the CPUs, not the link, and the comparison says nothing about the algorithm (see the report line).
 #include "engine/bench/allreduce_bench.h"
 #include "engine/collectives/algorithm_cost.h"
+#include "engine/collectives/calibrate.h"
 #include "engine/collectives/allreduce_algorithms.h"
+#include "engine/collectives/calibrate.h"
 #include "engine/collectives/dry_run.h"
 #include "engine/replay/replay.h"
 #include "engine/replay/zoo.h"
@@ -125,6 +130,104 @@ double measureGamma() {
     return median(ns) / (count * sizeof(float));
 }
 
+// `ranks` transports (threads) connected through a fresh temporary directory (`dir`, for the caller to remove);
+// empty when any failed.
+std::vector<std::unique_ptr<Transport>> connectGroup(int ranks, const std::string& transport, double gbps,
+                                                     std::string& dir) {
+    dir = (std::filesystem::temp_directory_path() / "pacer-bench-coll-XXXXXX").string();
+    if (!mkdtemp(dir.data())) return {};
+    std::vector<std::unique_ptr<Transport>> group(ranks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r)
+        threads.emplace_back([&, r] {
+            TransportOptions o;
+            o.rank = r;
+            o.size = ranks;
+            o.rendezvous_dir = dir;
+            o.link_gbps = gbps;
+            auto t = transport == "gloo" ? makeGlooTransport(o) : makeSharedMemoryTransport(o);
+            if (t.ok()) group[r] = std::move(t.value());
+        });
+    for (auto& t : threads) t.join();
+    for (auto& t : group)
+        if (!t) {
+            std::filesystem::remove_all(dir);
+            return {};
+        }
+    return group;
+}
+
+// Part 0: what auto's calibration (engine/collectives/calibrate.h) costs at start-up, and what it then chooses, with
+// every calibration point and without the largest, the two alternating `rounds` times on the same ranks (so both meet
+// the same load). Per calibration: seconds (the slowest rank), auto's choice at each point's size and at 128 MiB, and
+// at the largest point each candidate's speed-up over native, median and the interval's low end that auto weighs.
+bool calibrationCost(const std::string& transport, int ranks, int rounds) {
+    std::string dir;
+    std::vector<std::unique_ptr<Transport>> group = connectGroup(ranks, transport, 0, dir);
+    if (group.empty()) return false;
+    const std::vector<CalibrationPoint> all = calibrationPoints();
+    const std::vector<std::vector<CalibrationPoint>> variants{{all.begin(), all.end() - 1}, all};
+    auto mib = [](std::size_t bytes) {
+        char text[16];
+        std::snprintf(text, sizeof text, bytes >= (1u << 20) ? "%zuM" : "%zuK", bytes >= (1u << 20) ? bytes >> 20 : bytes >> 10);
+        return std::string(text);
+    };
+    std::printf("\n# calibration cost, %d ranks (threads, %s): seconds per calibration (slowest rank), with and without "
+                "the largest point alternating, %d round(s); auto's choice after it; speed-ups at the largest point as "
+                "median [low end]\n",
+                ranks, transport == "shm" ? "shared memory" : "Gloo TCP loopback", rounds);
+    std::vector<std::vector<double>> seconds(variants.size());
+    bool ok = true;
+    for (int round = 0; round < rounds && ok; ++round)
+        for (std::size_t v = 0; v < variants.size() && ok; ++v) {
+            std::vector<LinkParams> links(ranks);
+            std::vector<double> s(ranks);
+            std::vector<std::thread> threads;
+            for (int r = 0; r < ranks; ++r)
+                threads.emplace_back([&, r] {
+                    const auto start = Clock::now();
+                    auto link = calibrateLinkParams(*group[r], Topology::flat(), 0, variants[v]);
+                    s[r] = std::chrono::duration<double>(Clock::now() - start).count();
+                    if (link.ok()) links[r] = link.value();
+                    else std::fprintf(stderr, "bench_collectives: calibration: %s\n", link.message().c_str());
+                });
+            for (auto& t : threads) t.join();
+            ok = links[0].nativeKnown();
+            if (!ok) break;
+            seconds[v].push_back(*std::max_element(s.begin(), s.end()));
+            std::string line = "to " + mib(variants[v].back().bytes) + ":";
+            char text[64];
+            std::snprintf(text, sizeof text, " %6.2f s  chose", seconds[v].back());
+            line += text;
+            std::vector<std::size_t> sizes;
+            for (const CalibrationPoint& p : all) sizes.push_back(p.bytes);
+            sizes.push_back(128 << 20);
+            for (std::size_t bytes : sizes) {
+                line += ' ';
+                line += mib(bytes);
+                line += '=';
+                line += algorithmName(chooseAlgorithm(ranks, Topology::flat(), bytes, links[0]));
+            }
+            const double largest = static_cast<double>(variants[v].back().bytes);
+            const double native = links[0].measuredCost(Algorithm::Native)->at(largest);
+            line += "  at " + mib(variants[v].back().bytes) + ":";
+            for (Algorithm a : candidateAlgorithms(ranks, Topology::flat())) {
+                const MeasuredCost* m = links[0].measuredCost(a);
+                std::snprintf(text, sizeof text, " %s %.2f [%.2f]", algorithmName(a).c_str(), native / m->at(largest),
+                              native / m->upperAt(largest));
+                line += text;
+            }
+            std::printf("%s\n", line.c_str());
+        }
+    group.clear();
+    std::filesystem::remove_all(dir);
+    if (ok)
+        std::printf("median seconds: to %s %.2f, to %s %.2f (%.2fx)\n", mib(variants[0].back().bytes).c_str(),
+                    median(seconds[0]), mib(variants[1].back().bytes).c_str(), median(seconds[1]),
+                    median(seconds[1]) / median(seconds[0]));
+    return ok;
+}
+
 // Part 2: one timed all-reduce of `bytes` on 4 ranks with the given topology and algorithm; the slowest rank's ms.
 double emulatedOnce(std::vector<std::unique_ptr<Transport>>& group, Algorithm algorithm, const Topology& topology,
                     std::vector<std::vector<float>>& data, bool& ok) {
@@ -150,25 +253,9 @@ bool emulatedTorusAgainstRing(bool quick, double gbps, std::size_t mib, const st
     const int ranks = 4;
     const std::size_t bytes = quick ? 4 << 20 : mib << 20;
     const int rounds = quick ? 2 : 5;
-    std::string dir = (std::filesystem::temp_directory_path() / "pacer-bench-coll-XXXXXX").string();
-    if (!mkdtemp(dir.data())) return false;
-    std::vector<std::unique_ptr<Transport>> group(ranks);
-    {
-        std::vector<std::thread> threads;
-        for (int r = 0; r < ranks; ++r)
-            threads.emplace_back([&, r] {
-                TransportOptions o;
-                o.rank = r;
-                o.size = ranks;
-                o.rendezvous_dir = dir;
-                o.link_gbps = gbps;
-                auto t = transport == "gloo" ? makeGlooTransport(o) : makeSharedMemoryTransport(o);
-                if (t.ok()) group[r] = std::move(t.value());
-            });
-        for (auto& t : threads) t.join();
-    }
-    for (auto& t : group)
-        if (!t) return false;
+    std::string dir;
+    std::vector<std::unique_ptr<Transport>> group = connectGroup(ranks, transport, gbps, dir);
+    if (group.empty()) return false;
     std::vector<std::vector<float>> data(ranks, std::vector<float>(bytes / sizeof(float), 1.0f));
     const Topology ring = Topology::ring(), torus = Topology::torus({2, 2});
     bool ok = true;
@@ -254,6 +341,7 @@ int main(int argc, char** argv) {
     bool quick = false;
     BusbwSettings busbw;
     long maxMiB = 256, emulatedMiB = 64;
+    int calibrationRounds = 3;
     double emulatedGbps = 1;
     std::string transport = "gloo", emulatedTransport = "shm";
     for (int i = 1; i < argc; ++i) {
@@ -284,6 +372,9 @@ int main(int argc, char** argv) {
         } else if (arg == "--iterations") {
             if (!number(1, 1000, value)) return 2;
             busbw.iterations = static_cast<int>(value);
+        } else if (arg == "--calibration-rounds") {
+            if (!number(0, 100, value)) return 2;
+            calibrationRounds = static_cast<int>(value);
         } else if (arg == "--seconds") {
             if (!number(0, 60, busbw.seconds)) return 2;
         } else if ((arg == "--algorithms" || arg == "--ranks") && i + 1 < argc) {
@@ -318,7 +409,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "bench_collectives: error: unknown argument %s (--quick, --busbw-max-mib N, --emulated-gbps G, "
                          "--emulated-mib M, --transport gloo|shm, --emulated-transport gloo|shm, --algorithms A,B, --ranks 2,4, "
-                         "--rounds R, --iterations K, --seconds S)\n",
+                         "--rounds R, --iterations K, --seconds S, --calibration-rounds C)\n",
                          argv[i]);
             return 2;
         }
@@ -326,6 +417,9 @@ int main(int argc, char** argv) {
     busbw.quick = quick;
     busbw.maxBytes = static_cast<std::size_t>(maxMiB) << 20;
     busbw.transport = transport;
+    bool calibrated = true;
+    for (int ranks : quick ? std::vector<int>{2} : busbw.ranks)
+        if (calibrationRounds > 0) calibrated = calibrationCost(transport, ranks, quick ? 1 : calibrationRounds) && calibrated;
     int met = 0, missed = 0, unjudged = 0;
     const std::size_t wrong = maxMiB > 0 || quick ? busBandwidth(busbw, met, missed, unjudged) : 0;
     if (met + missed + unjudged > 0)
@@ -338,5 +432,6 @@ int main(int argc, char** argv) {
     if (wrong > 0) std::fprintf(stderr, "bench_collectives: %zu wrong elements\n", wrong);
     if (!emulated) std::fprintf(stderr, "bench_collectives: the emulated comparison failed to run\n");
     if (!scale) std::fprintf(stderr, "bench_collectives: a schedule disagrees with its closed form by more than 1%%\n");
-    return wrong == 0 && emulated && scale ? 0 : 1;
+    if (!calibrated) std::fprintf(stderr, "bench_collectives: a calibration failed\n");
+    return wrong == 0 && emulated && scale && calibrated ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include "engine/collectives/allreduce_algorithms.h"
 #include "engine/collectives/calibrate.h"
 #include "engine/collectives/dry_run.h"
+#include "engine/median_interval.h"
 
 #include <QTest>
 
@@ -57,17 +58,23 @@ MakeTransport makerOf(const QString& transport) {
     return transport == "shm" ? makeSharedMemoryTransport : makeGlooTransport;
 }
 
-// kCalibrationPairs pairs of one candidate against native at one size: native at `nativeNs` every time, the
-// candidate's speed-ups median × (1 + spread·w) for w evenly from -1 to 1, so that their 95% interval ([x_(2),
-// x_(8)] of 9) is median × (1 ± 0.75·spread).
-PairedTimes pairsAround(Algorithm a, int ranks, std::size_t bytes, double nativeNs, double median, double spread) {
-    PairedTimes t{a, ranks, static_cast<double>(bytes), {}, {}};
-    for (int i = 0; i < kCalibrationPairs; ++i) {
-        const double w = -1.0 + 2.0 * i / (kCalibrationPairs - 1);
+// point.pairs pairs of one candidate against native at one calibration point: native at `nativeNs` every time, the
+// candidate's speed-ups median × (1 + spread·w) for w evenly from -1 to 1, so that their 95% interval is median ×
+// (1 ± lowEnd(point.pairs)·spread) ([x_(2), x_(8)] of 9: ±0.75; [min, max] of 6 to 8: ±1).
+PairedTimes pairsAround(Algorithm a, int ranks, CalibrationPoint point, double nativeNs, double median, double spread) {
+    PairedTimes t{a, ranks, static_cast<double>(point.bytes), {}, {}};
+    for (int i = 0; i < point.pairs; ++i) {
+        const double w = -1.0 + 2.0 * i / (point.pairs - 1);
         t.nativeNs.push_back(nativeNs);
         t.algorithmNs.push_back(nativeNs / (median * (1 + spread * w)));
     }
     return t;
+}
+
+// How far below the median, in spreads, pairsAround's interval starts: -w of the k-th of `pairs` evenly spread values.
+double lowEnd(int pairs) {
+    const auto k = static_cast<double>(medianIntervalRank(static_cast<std::size_t>(pairs), 0.95));
+    return 1.0 - 2.0 * (k - 1) / (pairs - 1);
 }
 
 float valueOf(int rank, std::size_t i) { return static_cast<float>((rank + 1) * static_cast<int>(i % 97 + 1)); }
@@ -258,35 +265,43 @@ private slots:
     }
 
     // Auto leaves the transport's own all-reduce only for a candidate that calibration showed faster beyond its noise:
-    // at each size, the candidate's speed-ups over native in kCalibrationPairs pairs of calls must have a 95% interval
-    // (order statistics, [x_(2), x_(8)] of 9) whose low end is above 1. Each candidate is given per size as a median
-    // speed-up and a spread: its pairs' speed-ups are median × (1 + spread·w), w from -1 to 1 in even steps, so the
-    // interval is median × (1 ± 0.75·spread). The old rule took whatever measured fastest (the fastest of four calls
-    // each, or the median times: both pick the larger median speed-up here), and so took the ring in the first row at
-    // every size, the look-alike that auto ran at 0.88-1.01 of gloo::allreduce on 2 ranks at 1-8 MiB, and the ring in
-    // the fourth.
+    // at each calibration point, the candidate's speed-ups over native in the point's pairs of calls must have a 95%
+    // interval (order statistics: [x_(2), x_(8)] of 9, [min, max] of 6) whose low end is above 1. Each candidate is
+    // given per point as a median speed-up and a spread: its pairs' speed-ups are median × (1 + spread·w), w from -1
+    // to 1 in even steps (pairsAround). The old rule took whatever measured fastest (the fastest of four calls each,
+    // or the median times: both pick the larger median speed-up here), and so took the ring in the first row at every
+    // size, the look-alike that auto ran at 0.88-1.01 of gloo::allreduce on 2 ranks at 1-8 MiB, and the ring in the
+    // fourth. Beyond the largest point (128 MiB here) whoever leads there leads, as each grows by its model's bytes.
     void autoLeavesNativeOnlyForTheClearlyFaster_data() {
         QTest::addColumn<QList<double>>("ringSpeedup");
         QTest::addColumn<QList<double>>("halvingDoublingSpeedup");
         QTest::addColumn<double>("ringSpread");
         QTest::addColumn<double>("halvingDoublingSpread");
-        QTest::addColumn<QStringList>("expected");  // at 16 KiB, 256 KiB, 1 MiB, 4 MiB
-        const QList<double> gains{1.05, 1.04, 1.07, 1.06}, smallerGains{1.03, 1.02, 1.0, 0.99}, slower{0.8, 0.8, 0.8, 0.8};
-        QTest::newRow("look-alikes on noise keep native")
-            << gains << smallerGains << 0.10 << 0.10 << QStringList{"native", "native", "native", "native"};
-        // The same median gains with a spread of 0.02: the ring's interval starts at median × 0.985 > 1.
+        QTest::addColumn<QStringList>("expected");  // at 16 KiB, 256 KiB, 1 MiB, 4 MiB, 32 MiB, and 128 MiB
+        const QList<double> gains{1.05, 1.04, 1.07, 1.06, 1.05}, smallerGains{1.03, 1.02, 1.0, 0.99, 1.02},
+            slower{0.8, 0.8, 0.8, 0.8, 0.8};
+        const QStringList native(6, "native");
+        QTest::newRow("look-alikes on noise keep native") << gains << smallerGains << 0.10 << 0.10 << native;
+        // The same median gains with a spread of 0.02: the ring's interval starts at median × 0.985 > 1 (× 0.98 of 6).
         QTest::newRow("the same gains measured tightly")
-            << gains << smallerGains << 0.02 << 0.02 << QStringList{"ring", "ring", "ring", "ring"};
+            << gains << smallerGains << 0.02 << 0.02 << QStringList(6, "ring");
         QTest::newRow("clearly faster at 4 MiB only")
-            << QList<double>{1.05, 1.0, 0.98, 1.02} << QList<double>{0.95, 1.02, 1.04, 1.3} << 0.10 << 0.10
-            << QStringList{"native", "native", "native", "halving-doubling"};
+            << QList<double>{1.05, 1.0, 0.98, 1.02, 1.0} << QList<double>{0.95, 1.02, 1.04, 1.3, 0.95} << 0.10 << 0.10
+            << QStringList{"native", "native", "native", "halving-doubling", "native", "native"};
+        // What Gloo loopback showed: native ahead up to 4 MiB, the ring clearly ahead from 32 MiB up.
+        QTest::newRow("clearly faster from 32 MiB up")
+            << QList<double>{1.0, 0.95, 0.9, 0.88, 1.3} << QList<double>{0.9, 0.9, 0.9, 0.9, 0.9} << 0.05 << 0.05
+            << QStringList{"native", "native", "native", "native", "ring", "ring"};
+        // At the 32 MiB point, with 6 pairs, the interval is [min, max]: a lead that 9 pairs would show (1.2 × (1 -
+        // 0.75 × 0.2) = 1.02) but not every pair (1.2 × 0.8 = 0.96) keeps native there and above.
+        QTest::newRow("a lead not in every pair at 32 MiB")
+            << QList<double>{1.0, 0.95, 0.9, 0.88, 1.2} << QList<double>(5, 0.9) << 0.2 << 0.05 << native;
         // Of two clearly faster, the one surely faster by more: the ring's median is higher, but its interval starts
-        // at 1.40 × (1 - 0.75 × 0.3) = 1.085, halving-doubling's at 1.30 × (1 - 0.75 × 0.05) = 1.251.
+        // at 1.40 × (1 - 0.75 × 0.3) = 1.085 (1.40 × 0.7 = 0.98 of 6 pairs), halving-doubling's at 1.30 × (1 - 0.75 ×
+        // 0.05) = 1.251 (1.30 × 0.95 = 1.235).
         QTest::newRow("the surer of two")
-            << QList<double>{1.4, 1.4, 1.4, 1.4} << QList<double>{1.3, 1.3, 1.3, 1.3} << 0.3 << 0.05
-            << QStringList{"halving-doubling", "halving-doubling", "halving-doubling", "halving-doubling"};
-        QTest::newRow("slower everywhere")
-            << slower << slower << 0.01 << 0.01 << QStringList{"native", "native", "native", "native"};
+            << QList<double>(5, 1.4) << QList<double>(5, 1.3) << 0.3 << 0.05 << QStringList(6, "halving-doubling");
+        QTest::newRow("slower everywhere") << slower << slower << 0.01 << 0.01 << native;
     }
     void autoLeavesNativeOnlyForTheClearlyFaster() {
         QFETCH(QList<double>, ringSpeedup);
@@ -294,27 +309,31 @@ private slots:
         QFETCH(double, ringSpread);
         QFETCH(double, halvingDoublingSpread);
         QFETCH(QStringList, expected);
-        const std::vector<std::size_t> sizes = calibrationSizes();
-        QCOMPARE(sizes.size(), std::size_t(4));
-        const double nativeNs[] = {47'000, 430'000, 1'400'000, 5'200'000};
+        const std::vector<CalibrationPoint> points = calibrationPoints();
+        QCOMPARE(points.size(), std::size_t(5));
+        const double nativeNs[] = {47'000, 430'000, 1'400'000, 5'200'000, 40'000'000};
         std::vector<PairedTimes> timings;
-        for (std::size_t i = 0; i < sizes.size(); ++i)
+        for (std::size_t i = 0; i < points.size(); ++i)
             for (const auto& [a, speedup, spread] :
                  {std::tuple{Algorithm::Ring, ringSpeedup[static_cast<int>(i)], ringSpread},
                   {Algorithm::RecursiveDoubling, 0.7, 0.01},
                   {Algorithm::HalvingDoubling, halvingDoublingSpeedup[static_cast<int>(i)], halvingDoublingSpread}})
-                timings.push_back(pairsAround(a, 4, sizes[i], nativeNs[i], speedup, spread));
+                timings.push_back(pairsAround(a, 4, points[i], nativeNs[i], speedup, spread));
         auto link = linkFromCalibration(timings, Topology::flat());
         QVERIFY2(link.ok(), link.message().c_str());
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
-            QCOMPARE(QString::fromStdString(algorithmName(chooseAlgorithm(4, Topology::flat(), sizes[i], *link))),
-                     expected[static_cast<int>(i)]);
+        auto chosenAt = [&](std::size_t bytes) {
+            return QString::fromStdString(algorithmName(chooseAlgorithm(4, Topology::flat(), bytes, *link)));
+        };
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            const std::size_t bytes = points[i].bytes;
+            QCOMPARE(chosenAt(bytes), expected[static_cast<int>(i)]);
             // The median times are what was measured: native's, and native's over each median speed-up.
-            QCOMPARE(link->measuredCost(Algorithm::Native)->at(sizes[i]), nativeNs[i]);
-            QCOMPARE(link->measuredCost(Algorithm::Ring)->at(sizes[i]), nativeNs[i] / ringSpeedup[static_cast<int>(i)]);
-            QCOMPARE(link->measuredCost(Algorithm::Ring)->upperAt(sizes[i]),
-                     nativeNs[i] / (ringSpeedup[static_cast<int>(i)] * (1 - 0.75 * ringSpread)));
+            QCOMPARE(link->measuredCost(Algorithm::Native)->at(bytes), nativeNs[i]);
+            QCOMPARE(link->measuredCost(Algorithm::Ring)->at(bytes), nativeNs[i] / ringSpeedup[static_cast<int>(i)]);
+            QCOMPARE(link->measuredCost(Algorithm::Ring)->upperAt(bytes),
+                     nativeNs[i] / (ringSpeedup[static_cast<int>(i)] * (1 - lowEnd(points[i].pairs) * ringSpread)));
         }
+        QCOMPARE(chosenAt(std::size_t{128} << 20), expected.back());
     }
 
     // Calibration needs each candidate's calls paired with native's.
@@ -325,29 +344,41 @@ private slots:
         QVERIFY2(QString::fromStdString(link.message()).contains("unpaired"), link.message().c_str());
     }
 
-    // Beyond the largest size timed, times grow by the models' cost per byte: recursive doubling clearly ahead at 4 MiB
-    // on 4 ranks is not taken at 64 MiB, where it moves 2 bytes per byte of the vector against 1.5 for
-    // halving-doubling and the ring (as gloo::allreduce runs). A line through its own points chose it there, and it
-    // ran at 0.69-0.88 of Gloo from 16 MiB up.
+    // Beyond the largest size timed, times grow by the models' cost per byte: recursive doubling clearly ahead at the
+    // largest point (32 MiB) on 4 ranks is not taken at 128 MiB and up, where it moves 2 bytes per byte of the vector
+    // against 1.5 for halving-doubling and the ring (as gloo::allreduce runs). A line through its own points chose it
+    // there, and it ran at 0.69-0.88 of Gloo from 16 MiB up.
     void largeSizesGrowAsTheModels() {
         std::vector<PairedTimes> samples;
-        const std::vector<std::size_t> sizes = calibrationSizes();
-        const std::vector<double> native{280'000, 1'800'000, 5'600'000, 20'500'000};
+        const std::vector<CalibrationPoint> points = calibrationPoints();
+        QCOMPARE(points.size(), std::size_t(5));
+        const std::vector<double> native{280'000, 1'800'000, 5'600'000, 20'500'000, 164'000'000};
         const std::pair<Algorithm, std::vector<double>> times[] = {
-            {Algorithm::Ring, {300'000, 2'000'000, 6'000'000, 22'000'000}},
-            {Algorithm::RecursiveDoubling, {150'000, 2'400'000, 6'400'000, 19'800'000}},
-            {Algorithm::HalvingDoubling, {250'000, 1'900'000, 5'700'000, 20'000'000}}};
-        for (std::size_t i = 0; i < sizes.size(); ++i)
-            for (const auto& [a, t] : times) samples.push_back(pairsAround(a, 4, sizes[i], native[i], native[i] / t[i], 0.01));
+            {Algorithm::Ring, {300'000, 2'000'000, 6'000'000, 22'000'000, 176'000'000}},
+            {Algorithm::RecursiveDoubling, {150'000, 2'400'000, 6'400'000, 19'800'000, 158'000'000}},
+            {Algorithm::HalvingDoubling, {250'000, 1'900'000, 5'700'000, 20'000'000, 160'000'000}}};
+        for (std::size_t i = 0; i < points.size(); ++i)
+            for (const auto& [a, t] : times) samples.push_back(pairsAround(a, 4, points[i], native[i], native[i] / t[i], 0.01));
         auto link = linkFromCalibration(samples, Topology::flat());
         QVERIFY2(link.ok(), link.message().c_str());
-        QCOMPARE(chooseAlgorithm(4, Topology::flat(), sizes.back(), *link), Algorithm::RecursiveDoubling);
-        for (std::size_t bytes : {std::size_t{16} << 20, std::size_t{64} << 20, std::size_t{256} << 20}) {
+        QCOMPARE(chooseAlgorithm(4, Topology::flat(), points[3].bytes, *link), Algorithm::RecursiveDoubling);
+        QCOMPARE(chooseAlgorithm(4, Topology::flat(), points.back().bytes, *link), Algorithm::RecursiveDoubling);
+        for (std::size_t bytes : {std::size_t{128} << 20, std::size_t{512} << 20, std::size_t{2} << 30}) {
             QCOMPARE(chooseAlgorithm(4, Topology::flat(), bytes, *link), Algorithm::HalvingDoubling);
-            // Each grows from its own 4 MiB time; native as the ring.
-            const double grown = allreduceCostNs(Algorithm::Native, 4, Topology::flat(), bytes, *link) - 20'500'000;
+            // Each grows from its own 32 MiB time; native as the ring.
+            const double grown = allreduceCostNs(Algorithm::Native, 4, Topology::flat(), bytes, *link) - 164'000'000;
             QVERIFY(grown > 0);
-            QCOMPARE(allreduceCostNs(Algorithm::Ring, 4, Topology::flat(), bytes, *link) - 22'000'000, grown);
+            QCOMPARE(allreduceCostNs(Algorithm::Ring, 4, Topology::flat(), bytes, *link) - 176'000'000, grown);
+        }
+    }
+
+    // Calibration needs a size to time, and pairs at it.
+    void calibrationPointsAreChecked() {
+        auto& g = group(2);
+        for (const std::vector<CalibrationPoint>& points :
+             {std::vector<CalibrationPoint>{}, std::vector<CalibrationPoint>{{1 << 20, 0}}}) {
+            const auto results = onEveryRank(2, [&](int r) { return calibrateLinkParams(*g[r], Topology::flat(), 0, points).status(); });
+            for (const Status& s : results) QVERIFY(!s.ok());
         }
     }
 
@@ -368,9 +399,9 @@ private slots:
         for (std::size_t m = 0; m < links[0].measured.size(); ++m) {
             QCOMPARE(links[0].measured[m].points, links[1].measured[m].points);
             QCOMPARE(links[0].measured[m].upper, links[1].measured[m].upper);
-            QCOMPARE(links[0].measured[m].points.size(), calibrationSizes().size());
+            QCOMPARE(links[0].measured[m].points.size(), calibrationPoints().size());
         }
-        for (std::size_t bytes : calibrationSizes()) {
+        for (const auto& [bytes, pairs] : calibrationPoints()) {
             const Algorithm chosen = chooseAlgorithm(2, Topology::flat(), bytes, links[0]);
             for (const MeasuredCost& m : links[0].measured) {
                 QVERIFY(links[0].measuredCost(chosen)->upperAt(bytes) <= m.upperAt(bytes));

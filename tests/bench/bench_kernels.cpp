@@ -130,7 +130,6 @@ int main(int argc, char** argv) {
         }
     }
     if (quick) batch = 8;
-    const int reps = quick ? 1 : 5;
 
     setCpuThreads(threads);
     compareWithPyTorch(quick, threads);

@@ -119,8 +119,7 @@ Status Runtime::reserveStaging() {
             }
     } else if (const std::size_t unit = policy_->largestUnitElements(); unit > 0) {
         // Riding readiness makes every unit two spans, packed together (runDynamicIteration).
-        const bool rider = readinessRidesOnUnits(false, !options_.gpu && !transport_.deviceMemory());
-        largest[0] = unit + (rider ? tensors_.size() + kClockChunks : 0);
+        largest[0] = unit + (readinessRides() ? tensors_.size() + kClockChunks : 0);
     }
     // The transport packs for the native all-reduce (shared memory gathers in place and needs nothing); our own
     // algorithms pack into the transport's scratch themselves (execute).
@@ -131,6 +130,10 @@ Status Runtime::reserveStaging() {
                                                                        : transport_.scratch(count, c).status());
     }
     return Status::success();
+}
+
+bool Runtime::readinessRides() const {
+    return readinessRidesOnUnits(false, !options_.gpu && !transport_.deviceMemory());
 }
 
 Runtime::~Runtime() {
@@ -314,7 +317,7 @@ Status Runtime::runDynamicIteration(int gen) {
     // buffer), so a stream of units costs one collective each instead of two: each collective is several thread
     // wake-ups, which on a loaded machine is most of a small unit's time. Then `agreed` says control already
     // holds the agreement of the next round.
-    const bool piggyback = readinessRidesOnUnits(false, !options_.gpu && !transport_.deviceMemory());
+    const bool piggyback = readinessRides();
     bool agreed = false;
     using Clock = std::chrono::steady_clock;
     Clock::time_point wake = Clock::time_point::max();  // when the policy's held-back work is due

@@ -74,6 +74,8 @@ public:
 
 private:
     Status reserveStaging();
+    // Dynamic order: whether the next decision's readiness flags ride on each unit (host memory only).
+    bool readinessRides() const;
     void commLoop(int channel);
     Status runPlanIteration(int gen, int channel);
     Status runDynamicIteration(int gen);

@@ -52,9 +52,10 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
 // short to have three steady iterations keeps everything.
 void keepSteadyState(const nlohmann::json& experiment, bool selfTuned, engine::ObservedRun& observed) {
     if (!experiment.is_object()) return;
-    const bool switched = selfTuned || experiment.value("order", nlohmann::json("dynamic")) == "plan";
+    const bool planOrder = experiment.value("order", nlohmann::json("dynamic")) == "plan";
     const auto warmup = experiment.find("warmup_iterations");
-    if (!switched || warmup == experiment.end() || !warmup->is_number_integer()) return;
+    if (!engine::switchesAfterWarmup(planOrder, selfTuned) || warmup == experiment.end() || !warmup->is_number_integer())
+        return;
     const int first = engine::firstSteadyIteration(warmup->get<int>(), true);
     std::set<int> steady;
     for (const engine::ObservedSpan& s : observed.spans)

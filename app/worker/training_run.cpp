@@ -91,7 +91,7 @@ Setup loadSetup(const WorkerOptions& o) {
     }
     if (!app::policyConfigFromJson(s.experiment.policy, &s.policy, &error)) throw UsageError(error);
     s.schedule = scheduleRequest(s.experiment, s.policy, s.experiment.backend == "gpu");
-    s.switchAfterWarmup = s.experiment.order == "plan" || s.schedule.self_tune;
+    s.switchAfterWarmup = engine::switchesAfterWarmup(s.experiment.order == "plan", s.schedule.self_tune);
     if (s.experiment.backend == "gpu") {
         std::string why;
         if (!kernels::cudaDeviceAvailable(&why)) throw UsageError("backend gpu: " + why);

@@ -29,6 +29,9 @@ Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleReq
 // time, in the kernel's socket copies), and those reductions end in the next iteration's forward: the run's
 // steady state, which `iter_ms` measures and replay extracts, begins two iterations after the switch.
 inline constexpr int kIterationsToSettleAfterSwitch = 2;
+// Which runs switch: plan order (the plan comes from the warm-up) and a pace that tunes itself. The worker decides
+// by it, and replay reads a recorded run by it.
+inline bool switchesAfterWarmup(bool planOrder, bool selfTuned) { return planOrder || selfTuned; }
 inline int firstSteadyIteration(int warmupIterations, bool switchesAfterWarmup) {
     return warmupIterations + (switchesAfterWarmup ? kIterationsToSettleAfterSwitch : 0);
 }

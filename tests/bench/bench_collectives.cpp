@@ -29,7 +29,6 @@
 // is held back by the CPUs, not the link, and the comparison says nothing about the algorithm (see the report line).
 #include "engine/bench/allreduce_bench.h"
 #include "engine/collectives/algorithm_cost.h"
-#include "engine/collectives/calibrate.h"
 #include "engine/collectives/allreduce_algorithms.h"
 #include "engine/collectives/calibrate.h"
 #include "engine/collectives/dry_run.h"

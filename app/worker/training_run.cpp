@@ -10,6 +10,7 @@
 #include "engine/collectives/calibrate.h"
 #include "engine/policy_config.h"
 #include "engine/runtime.h"
+#include "engine/start_priority_launcher.h"
 #include "engine/transport/transport.h"
 #include "kernels/dataset.h"
 #include "kernels/device.h"
@@ -312,8 +313,12 @@ private:
         ro.algorithm = algorithm_;
         ro.topology = topology_;
         ro.link = link_;
-        runtime_ = std::make_unique<engine::Runtime>(*transport_, std::move(policy).value(), tensors_, gradients_,
-                                                     std::move(ro), bridge_.get());
+        // From the launcher, so that the runtime's comm threads keep the start priority after this thread has
+        // lowered its own (yieldToCommunication): the warm-up switch starts a runtime from the training loop.
+        launcher_.run([&] {
+            runtime_ = std::make_unique<engine::Runtime>(*transport_, std::move(policy).value(), tensors_, gradients_,
+                                                         std::move(ro), bridge_.get());
+        });
     }
 
     // Before layer `layer` runs forward in iteration `it`, its parameters must hold the update of iteration it-1.
@@ -349,7 +354,8 @@ private:
     // On CPU ranks the communication threads (the engine's and Gloo's) stand in for a NIC, which in a real cluster
     // moves data whatever the cores are doing. With more busy threads than cores, a collective otherwise waits for
     // a timeslice behind the peer's compute; so compute yields to them: only this thread is lowered, after the
-    // transport and runtime threads were created at normal priority.
+    // transport and runtime threads were created at normal priority. Threads inherit their creator's priority, so
+    // a runtime started later (the warm-up switch) is created by launcher_, which kept the normal one.
     void yieldToCommunication() {
         if (s_.device != kernels::Device::Cpu) return;
         (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
@@ -514,6 +520,7 @@ private:
     engine::LinkParams link_;
     std::unique_ptr<profiler::RankFileWriter> writer_;
     std::unique_ptr<TraceBridge> bridge_;
+    engine::StartPriorityLauncher launcher_;  // before anything lowers this thread's priority
     std::unique_ptr<engine::Runtime> runtime_;
     bool updateWaitsForAll_ = false;
     bool allReduced_ = false;

@@ -1,16 +1,25 @@
 // The runtime end to end, ranks as threads over Gloo: exact sums for every policy in both order modes across
 // ranks and odd sizes; random per-rank delays with identical (tensor, segment) order on every rank; preemption
-// within one segment time; clear errors for bad input and for a peer that dies mid-run.
+// within one segment time; clear errors for bad input and for a peer that dies mid-run; a runtime started through
+// the StartPriorityLauncher from a lowered thread keeps the start priority for its comm thread.
 #include "rank_group.h"
 #include "rank_training.h"
 
 #include "engine/plan.h"
 #include "engine/policy_config.h"
 #include "engine/runtime.h"
+#include "engine/start_priority_launcher.h"
 
 #include <QTest>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <map>
@@ -19,6 +28,28 @@
 
 using namespace pacer::engine;
 using namespace pacer::engine::testing;
+
+namespace {
+
+// The nice value of one of this process's threads (field 19 of /proc/self/task/TID/stat).
+int niceOf(int tid) {
+    std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::istringstream rest(stat.substr(stat.rfind(')') + 2));  // after the command name, which may hold spaces
+    std::string field;
+    for (int i = 3; i <= 19 && rest >> field; ++i) {
+    }
+    return std::stoi(field);
+}
+
+std::set<int> threadIds() {
+    std::set<int> ids;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+        ids.insert(std::stoi(entry.path().filename().string()));
+    return ids;
+}
+
+}  // namespace
 
 class TestRuntime : public QObject {
     Q_OBJECT
@@ -415,6 +446,66 @@ private slots:
             QVERIFY2(results[r].message().find("rank 1 stopped") != std::string::npos, results[r].message().c_str());
         }
         QVERIFY(elapsed < timeout + std::chrono::seconds(5));
+    }
+    // The worker lowers its compute thread's priority so that the comm threads get a core, then starts a runtime
+    // from it at the warm-up switch. Threads inherit their creator's priority: a runtime created by that thread
+    // runs its comm thread lowered too (the control below); created through a StartPriorityLauncher made before the
+    // lowering, it keeps the start priority.
+    void runtimeFromLauncherKeepsTheStartPriority() {
+        auto* transports = group(1);
+        QVERIFY(transports);
+        const auto tensors = makeTensors({1000});
+        std::vector<float> gradient(1000, 1.0f);
+        std::vector<float*> gradients = {gradient.data()};
+        PolicyConfig config;
+        config.name = "fifo";
+        StartPriorityLauncher launcher;
+        const int start = niceOf(::gettid());
+        int direct = 0, launched = 0;
+        std::string error;
+        std::thread compute([&] {
+            if (setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), start + 5) != 0) {
+                error = "cannot lower this thread's priority";
+                return;
+            }
+            const auto commThreadNice = [&](bool viaLauncher) {
+                std::unique_ptr<Runtime> runtime;
+                const std::set<int> before = threadIds();
+                const auto make = [&] {
+                    runtime = std::make_unique<Runtime>(*(*transports)[0], std::move(makePolicy(config, tensors).value()),
+                                                        tensors, gradients, RuntimeOptions{}, nullptr);
+                };
+                if (viaLauncher) launcher.run(make);
+                else make();
+                std::set<int> added;
+                for (int tid : threadIds())
+                    if (!before.count(tid)) added.insert(tid);
+                int nice = -100;
+                if (added.size() == 1) nice = niceOf(*added.begin());  // the runtime's one comm thread
+                else error = std::to_string(added.size()) + " threads appeared with the runtime, expected 1";
+                return nice;
+            };
+            direct = commThreadNice(false);
+            launched = commThreadNice(true);
+        });
+        compute.join();
+        QVERIFY2(error.empty(), error.c_str());
+        QCOMPARE(direct, start + 5);  // inherited from the lowered creator
+        QCOMPARE(launched, start);
+    }
+
+    void launcherRethrowsWhatTheWorkThrows() {
+        StartPriorityLauncher launcher;
+        bool caught = false;
+        try {
+            launcher.run([] { throw std::runtime_error("from the launcher"); });
+        } catch (const std::runtime_error& e) {
+            caught = std::string(e.what()) == "from the launcher";
+        }
+        QVERIFY(caught);
+        int ran = 0;
+        launcher.run([&] { ++ran; });  // still serves after a throw
+        QCOMPARE(ran, 1);
     }
 };
 

@@ -14,6 +14,20 @@ Status Transport::copy(float* dst, const float* src, std::size_t count) {
 
 Status Transport::allreduceSpansOn(int channel, const std::vector<FloatSpan>& spans) {
     if (spans.size() == 1) return allreduceOn(channel, spans.front().data, spans.front().count);
+    // Spans of at least inPlaceSpanFloats() are reduced where they lie, one call each, before the rest are packed:
+    // copying them in and out would cost more than the call saved. Every rank cuts the same spans the same way.
+    const std::size_t inPlace = inPlaceSpanFloats();
+    std::vector<FloatSpan> packed;
+    for (const FloatSpan& s : spans) {
+        if (s.count >= inPlace) PACER_RETURN_IF_ERROR(allreduceOn(channel, s.data, s.count));
+        else packed.push_back(s);
+    }
+    if (packed.empty()) return Status::success();
+    if (packed.size() == 1) return allreduceOn(channel, packed.front().data, packed.front().count);
+    return packAndReduce(channel, packed);
+}
+
+Status Transport::packAndReduce(int channel, const std::vector<FloatSpan>& spans) {
     std::size_t total = 0;
     for (const FloatSpan& s : spans) total += s.count;
     auto buffer = scratch(total, channel);

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -67,7 +68,11 @@ public:
     // Sum all-reduce of several buffers as one vector (a fused unit, or a unit with the control block riding on
     // it). The default packs them into scratch(), reduces once and unpacks; a transport that gathers and
     // scatters by itself (shared memory) overrides it and saves both copies.
+    // Spans of inPlaceSpanFloats() or more are not packed but reduced in place by calls of their own.
     virtual Status allreduceSpansOn(int channel, const std::vector<FloatSpan>& spans);
+    // Where a call of its own costs less than packing a span: never by default (a device copy is cheap, NCCL's
+    // call is not); Gloo's host copies overtake its per-call cost at a few MiB.
+    virtual std::size_t inPlaceSpanFloats() const { return std::numeric_limits<std::size_t>::max(); }
     // Readies what allreduceSpansOn needs for up to `count` floats on a channel, so that the first large fused unit
     // does not allocate (and page-fault) its buffer in the middle of an iteration. The default sets up scratch().
     virtual Status reserveSpans(int channel, std::size_t count) { return scratch(count, channel).status(); }
@@ -91,6 +96,8 @@ public:
     virtual Result<float*> scratch(std::size_t count, int channel = 0);
 
 private:
+    Status packAndReduce(int channel, const std::vector<FloatSpan>& spans);  // copy in, reduce once, copy out
+
     struct HostScratch {
         std::unique_ptr<float[]> data;
         std::size_t count = 0;

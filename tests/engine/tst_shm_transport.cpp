@@ -105,18 +105,26 @@ private slots:
     void fusedSpansSumExactly_data() {
         QTest::addColumn<bool>("shm");
         QTest::addColumn<int>("ranks");
-        QTest::newRow("shm/2 ranks") << true << 2;
-        QTest::newRow("shm/3 ranks") << true << 3;
-        QTest::newRow("gloo (packs into scratch)/3 ranks") << false << 3;
+        QTest::addColumn<QList<qulonglong>>("pieces");
+        const QList<qulonglong> mixed = {3, 262150, 1, 999, 70001};
+        QTest::newRow("shm/2 ranks") << true << 2 << mixed;
+        QTest::newRow("shm/3 ranks") << true << 3 << mixed;
+        // Gloo packs pieces below 1 MiB (262144 floats) into scratch and reduces larger ones where they lie.
+        QTest::newRow("gloo, one piece in place, the rest packed/3 ranks") << false << 3 << mixed;
+        QTest::newRow("gloo, every piece packed/3 ranks") << false << 3 << QList<qulonglong>{3, 262143, 1, 70001};
+        QTest::newRow("gloo, pieces in place around a packed one/2 ranks")
+            << false << 2 << QList<qulonglong>{300001, 5, 262144};
+        QTest::newRow("gloo, every piece in place/2 ranks") << false << 2 << QList<qulonglong>{262144, 300001};
     }
     void fusedSpansSumExactly() {
         // A fused unit: pieces of odd sizes, one crossing a slot boundary, reduced as one vector in place.
         QFETCH(bool, shm);
         QFETCH(int, ranks);
+        QFETCH(QList<qulonglong>, pieces);
         QTemporaryDir dir;
         auto group = connectRanksWith(shm ? makeSharedMemoryTransport : makeGlooTransport, ranks, dir.path());
         QVERIFY2(group.ok(), group.message().c_str());
-        const std::vector<std::size_t> sizes = {3, 262150, 1, 999, 70001};
+        const std::vector<std::size_t> sizes(pieces.begin(), pieces.end());
         std::vector<std::vector<std::vector<float>>> data(ranks);
         const auto results = onEveryRank(ranks, [&](int r) {
             std::vector<FloatSpan> spans;

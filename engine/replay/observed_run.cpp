@@ -241,6 +241,19 @@ SizeMeans busyStretches(const CollectiveSpans& spans) {
 // A message size far off the fitted line stays in the cost table only if it was seen at least this often.
 constexpr double kTableMinCount = 3;
 
+// The line through the origin that best fits per-size mean times (weight = the size's count): all of it per byte.
+CostModel throughOrigin(const std::map<double, std::pair<double, double>>& bySize) {
+    double num = 0, den = 0;
+    for (const auto& [x, v] : bySize) {
+        num += v.second * x * (v.first / v.second);
+        den += v.second * x * x;
+    }
+    CostModel c;
+    c.alpha_ns = 0;
+    c.ns_per_byte = den > 0 ? num / den : 0;
+    return c;
+}
+
 // Weighted least squares over per-size mean times (weight = the size's count): each collective counts once.
 CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize) {
     double sw = 0, sx = 0, sy = 0;
@@ -256,22 +269,11 @@ CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize)
         sxx += v.second * (x - mx) * (x - mx);
         sxy += v.second * (x - mx) * (y - my);
     }
-    auto throughOrigin = [&] {
-        double num = 0, den = 0;
-        for (const auto& [x, v] : bySize) {
-            num += v.second * x * (v.first / v.second);
-            den += v.second * x * x;
-        }
-        CostModel c;
-        c.alpha_ns = 0;
-        c.ns_per_byte = den > 0 ? num / den : 0;
-        return c;
-    };
     CostModel c;
-    if (bySize.size() < 2 || sxx <= 1e-9 * std::max(1.0, mx * mx)) return throughOrigin();  // one size: no intercept
+    if (bySize.size() < 2 || sxx <= 1e-9 * std::max(1.0, mx * mx)) return throughOrigin(bySize);  // one size: no intercept
     c.ns_per_byte = sxy / sxx;
     c.alpha_ns = my - c.ns_per_byte * mx;
-    if (c.alpha_ns < 0) return throughOrigin();  // a negative fixed cost is noise
+    if (c.alpha_ns < 0) return throughOrigin(bySize);  // a negative fixed cost is noise
     if (c.ns_per_byte < 0) {
         // Larger messages came out cheaper: noise again; the fixed cost alone explains the data best.
         c.ns_per_byte = 0;
@@ -580,18 +582,24 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     SizeMeans bySize = meansBySize(latest, [](const CollectiveKey&) { return true; });
     // Collectives that overlapped another one (several channels) include the wait for its bytes: where a size has
     // collectives that ran alone, only those count (the simulator adds the queueing itself).
-    // Where fewer than two sizes ever ran alone there is no line through them: the wire's line comes from the
-    // busy stretches, and sizes never seen alone leave the table (their means hold the queueing). A 4-channel
-    // run of the small MLP on an emulated 1 Gb/s link: only its 256 KiB segments ran alone, its 1 KiB units
-    // took 2-3 ms behind them, and the line through all sizes came out flat, all fixed cost, which the simulator
-    // overlaps across channels: replayed 10-30% too fast.
+    // The wire's line comes from the busy stretches, and sizes never seen alone leave the table (their means hold
+    // the queueing). A 4-channel run of the small MLP on an emulated 1 Gb/s link: only its 256 KiB segments ran
+    // alone, its 1 KiB units took 2-3 ms behind them, and the line through all sizes came out flat, all fixed cost,
+    // which the simulator overlaps across channels: replayed 10-30% too fast. Lone collectives of two sizes or more
+    // do not make a better line: the lone ones are mostly small (channels are busy while the big ones go), and a
+    // transformer run with two lone sizes fitted 0.53 Gb/s on a 1 Gb/s link (replayed 46% too slow; 1.6% from the
+    // stretches).
     std::optional<CostModel> wireLine;
     if (run.channels > 1) {
         const std::set<CollectiveKey> overlapping = overlappingCollectives(latest);
         const SizeMeans alone = meansBySize(latest, [&](const CollectiveKey& k) { return !overlapping.count(k); });
         for (const auto& [bytes, v] : alone) bySize[bytes] = v;
-        if (const SizeMeans stretches = busyStretches(latest); alone.size() < 2 && !stretches.empty()) {
+        if (const SizeMeans stretches = busyStretches(latest); !stretches.empty()) {
             wireLine = fitWeighted(stretches);
+            // Channels busy all iteration long merge into one stretch per iteration, all of about the same bytes:
+            // no slope to read off them (a CNN run on 4 channels at 1 Gb/s came out flat, 15.6 ms a call and 0 ns/B,
+            // and was replayed 28% too fast). Then each stretch is the wire carrying its bytes: through the origin.
+            if (wireLine->ns_per_byte <= 0) wireLine = throughOrigin(stretches);
             std::erase_if(bySize, [&](const auto& entry) { return !alone.count(entry.first); });
         }
     }

@@ -532,6 +532,40 @@ private slots:
         QCOMPARE(c.value().at(262'144), static_cast<Nanos>(alpha) + wire);  // what the lone ones took
     }
 
+    // Channels kept busy the whole backward pass merge into one stretch per iteration, all of about the same
+    // bytes: the stretches give no slope (here a slightly negative one, from noise), and the small collectives that
+    // ran alone, at two sizes, give a line of their own fixed cost. The wire comes from the stretches all the same,
+    // through the origin: a 4-channel CNN run at 1 Gb/s fitted 15.6 ms a call and 0 ns/B and was replayed 28% too
+    // fast, a transformer run with two lone sizes 0.53 Gb/s for 1 Gb/s and 46% too slow.
+    void channelsBusyAllIterationStillFitTheWire() {
+        ObservedRun run = twoTensorRun();
+        run.channels = 4;
+        run.readiness_rides_on_units = false;
+        const double beta = 8.0;
+        const auto wire = static_cast<Nanos>(beta * 262'144);
+        for (int it = 1; it < 5; ++it)
+            for (int rank = 0; rank < 2; ++rank) {
+                const Nanos t = it * 100'000'000;
+                const int extra = it % 2;  // every other iteration a small unit joins the stretch
+                const Nanos noise = it % 2 == 1 ? -20'000 : 20'000;
+                for (int k = 0; k < 4; ++k) {
+                    ObservedSpan c = comm(rank, it, 0, 262'144, t + k * 1000, (k + 1) * wire - k * 1000 + (k == 3 ? noise : 0));
+                    c.segment = k;
+                    run.spans.push_back(c);
+                }
+                if (extra) run.spans.push_back(comm(rank, it, 1, 1024, t + 4000, 4 * wire - 8000));
+                for (int k = 0; k < 2; ++k) {  // small units alone, after the stretch: 150 us whatever their size
+                    ObservedSpan alone = comm(rank, it, 1, 1024 * (k + 1), t + 50'000'000 + k * 1'000'000, 150'000);
+                    alone.segment = 1 + k;
+                    run.spans.push_back(alone);
+                }
+            }
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        qInfo("wire %.3f ns/B (truth %.1f), alpha %.0f ns", c.value().ns_per_byte, beta, c.value().alpha_ns);
+        QVERIFY2(qAbs(c.value().ns_per_byte / beta - 1) < 0.1, qPrintable(QString::number(c.value().ns_per_byte)));
+    }
+
     void untracedComputeTimeIsChargedToNeighbours() {
         // One rank, iterations 0 (warm-up) and 1: forward 0, a 50 ns gap, forward 1, backward 1, a 20 ns gap,
         // backward 0, a 30 ns gap, then a wait. The gap before a span belongs to it; the one after the last

@@ -194,7 +194,7 @@ engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::
                                         const engine::SimOptions& options) {
     // A run of the self-tuning pace already answers what it runs on this job: replay its recorded settings. Tuning
     // again on the run's steady iterations (other numbers than the warm-up it chose from) replayed another schedule
-    // than the one measured: of 18 self-tuned runs of the three samples at 1-10 Gb/s, 12 re-tuned to other settings
+    // than the one measured: 18 self-tuned runs of the three samples at 1-10 Gb/s all re-tuned to other settings
     // (the small MLP: 2 channels where 4 had run). With a knob that changes the job, it tunes for that job.
     if (input.tuned && !segmentFixed && asItRan(whatIf, input.workload.ranks)) {
         const engine::TunedPace recorded = recordedTuning(input, *input.tuned);

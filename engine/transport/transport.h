@@ -70,8 +70,9 @@ public:
     // scatters by itself (shared memory) overrides it and saves both copies.
     // Spans of inPlaceSpanFloats() or more are not packed but reduced in place by calls of their own.
     virtual Status allreduceSpansOn(int channel, const std::vector<FloatSpan>& spans);
-    // Where a call of its own costs less than packing a span: never by default (a device copy is cheap, NCCL's
-    // call is not); Gloo's host copies overtake its per-call cost at a few MiB.
+    // Where a call of its own costs less than packing a span: never by default (NCCL packs with device copies,
+    // which are cheap against a collective's launch; not measured on a GPU yet); Gloo's host copies overtake its
+    // per-call cost from 1 MiB.
     virtual std::size_t inPlaceSpanFloats() const { return std::numeric_limits<std::size_t>::max(); }
     // Readies what allreduceSpansOn needs for up to `count` floats on a channel, so that the first large fused unit
     // does not allocate (and page-fault) its buffer in the middle of an iteration. The default sets up scratch().

@@ -93,7 +93,7 @@ public:
 
     // Dynamic order packs every unit with its control block (a few KiB): at 4-32 MiB that cost 15-40% against
     // gloo::allreduce of the same bytes (bench allreduce --algorithm dynamic --segment-bytes 256MiB, 2 ranks, two
-    // rounds, this 2-core host: 0.60-0.89 packed, 0.82-1.04 with spans from 1 MiB in place). At 1-2 MiB the two
+    // rounds, this 2-core host: 0.60-0.89 packed, 0.76-1.04 with spans from 1 MiB in place). At 1-2 MiB the two
     // were within the noise; below that a second call costs more than the copies.
     std::size_t inPlaceSpanFloats() const override { return kInPlaceSpanFloats; }
 

@@ -180,23 +180,34 @@ Status Runtime::beginIteration(int iteration) {
     return Status::success();
 }
 
-void Runtime::gradientReady(int tensor, void* cudaEvent) {
+void Runtime::gradientReady(int tensor, void* cudaEvent) { gradientsReady({&tensor, 1}, {&cudaEvent, 1}); }
+
+void Runtime::gradientsReady(std::span<const int> tensors, std::span<void* const> cudaEvents) {
     std::unique_lock lock(mutex_);
     if (!error_.ok()) return;
     std::string bad;
-    if (tensor < 0 || tensor >= static_cast<int>(tensors_.size()))
-        bad = "gradientReady: tensor " + std::to_string(tensor) + " does not exist";
-    else if (begun_ == 0)
-        bad = "gradientReady for tensor " + std::to_string(tensor) + " before beginIteration";
-    else if (readyGen_[tensor] >= begun_)
-        bad = "gradientReady for tensor " + std::to_string(tensor) + " twice in one iteration";
+    if (!cudaEvents.empty() && cudaEvents.size() != tensors.size())
+        bad = "gradientsReady: " + std::to_string(cudaEvents.size()) + " events for " + std::to_string(tensors.size()) +
+              " tensors";
+    for (std::size_t i = 0; i < tensors.size() && bad.empty(); ++i) {
+        const int tensor = tensors[i];
+        if (tensor < 0 || tensor >= static_cast<int>(tensors_.size()))
+            bad = "gradientReady: tensor " + std::to_string(tensor) + " does not exist";
+        else if (begun_ == 0)
+            bad = "gradientReady for tensor " + std::to_string(tensor) + " before beginIteration";
+        else if (readyGen_[tensor] >= begun_ || std::find(tensors.begin(), tensors.begin() + static_cast<std::ptrdiff_t>(i), tensor) !=
+                                                     tensors.begin() + static_cast<std::ptrdiff_t>(i))
+            bad = "gradientReady for tensor " + std::to_string(tensor) + " twice in one iteration";
+    }
     if (!bad.empty()) {
         lock.unlock();
         fail(Status::error("rank " + std::to_string(transport_.rank()) + ": " + bad));
         return;
     }
-    readyGen_[tensor] = begun_;
-    events_[tensor] = cudaEvent;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        readyGen_[tensors[i]] = begun_;
+        events_[tensors[i]] = cudaEvents.empty() ? nullptr : cudaEvents[i];
+    }
     lock.unlock();
     changed_.notify_all();
 }

@@ -31,6 +31,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -64,6 +65,11 @@ public:
     Status beginIteration(int iteration);
     // The gradient of `tensor` for the current iteration is complete (on GPU: once cudaEvent has fired).
     void gradientReady(int tensor, void* cudaEvent = nullptr);
+    // The gradients of `tensors` (one layer's) are complete, all at once (cudaEvents: one per tensor, or empty):
+    // the communication thread hears them in one decision. Announced one by one, the thread woke on the first and
+    // decided before the next was marked, which then needed an agreement round of its own (about 100 us on a CPU
+    // rank, in some iterations and not others).
+    void gradientsReady(std::span<const int> tensors, std::span<void* const> cudaEvents = {});
     // Blocks until the gradient last announced for `tensor` is fully reduced (under ddp: until its whole
     // iteration is), or the timeout, or an error.
     Status waitReduced(int tensor);

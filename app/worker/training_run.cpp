@@ -394,7 +394,11 @@ private:
         hooks.afterBackward = [&](int layer) {
             const std::int64_t end = nowNs();
             bridge_->backward(layer, it, backwardStart, end);
-            for (int t : tensorsOfLayer_[layer]) runtime_->gradientReady(t, model_->gradientReadyEvent(t));
+            // The layer's gradients together: the comm thread decides once on all of them (Runtime::gradientsReady).
+            const std::vector<int>& ready = tensorsOfLayer_[layer];
+            readyEvents_.clear();
+            for (int t : ready) readyEvents_.push_back(model_->gradientReadyEvent(t));
+            runtime_->gradientsReady(ready, readyEvents_);
         };
 
         for (it = 0; it < iterations; ++it) {
@@ -513,6 +517,7 @@ private:
     std::vector<std::string> layerNames_;
     std::vector<engine::TensorInfo> tensors_;
     std::vector<std::vector<int>> tensorsOfLayer_;
+    std::vector<void*> readyEvents_;  // scratch: the announced layer's GPU events (null on CPU)
     std::vector<float*> gradients_;
     std::unique_ptr<engine::Transport> transport_;
     engine::Algorithm algorithm_ = engine::Algorithm::Native;

@@ -234,6 +234,81 @@ private slots:
         }
     }
 
+    // A layer's gradients announced together (Runtime::gradientsReady) are heard in one decision: ByteScheduler with
+    // a credit of 4 packs the four small tensors of one layer into one unit in every iteration. Announced one by one from a compute thread
+    // of lowered priority, as the worker's is, the comm thread woken by the first preempted it before the next was
+    // marked, and often sent the first alone (then needed an agreement round for the rest).
+    void layerAnnouncedTogetherIsHeardInOneDecision() {
+        QTemporaryDir dir;
+        auto transports = connectRanks(2, dir.path(), std::chrono::milliseconds(20000), 0, 0);
+        QVERIFY2(transports.ok(), transports.message().c_str());
+        const auto tensors = makeTensors({256, 256, 256, 256});
+        PolicyConfig config;
+        config.name = "bytescheduler";  // packs up to `credit` ready pieces into each unit: what it heard shows
+        config.credit = 4;
+        constexpr int kIterations = 40;
+        std::vector<RecordingSink> sinks(2);
+        const auto results = onEveryRank(2, [&](int r) -> Status {
+            auto p = makePolicy(config, tensors);
+            if (!p.ok()) return p.status();
+            std::vector<std::vector<float>> grads(4, std::vector<float>(256, 1.0f));
+            Runtime runtime(*(*transports)[r], std::move(p.value()), tensors,
+                            {grads[0].data(), grads[1].data(), grads[2].data(), grads[3].data()}, RuntimeOptions{},
+                            &sinks[r]);
+            const std::vector<int> layer{3, 2, 1, 0};
+            // Lowered after the runtime started its thread, which keeps the start priority (as in the worker).
+            if (setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), niceOf(::gettid()) + 10) != 0)
+                return Status::error("could not lower the announcing thread's priority");
+            for (int it = 0; it < kIterations; ++it) {
+                PACER_RETURN_IF_ERROR(runtime.beginIteration(it));
+                // As a backward pass would: the comm thread has gone to sleep waiting for news when the layer comes.
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                runtime.gradientsReady(layer);
+                PACER_RETURN_IF_ERROR(runtime.waitAll());
+            }
+            return Status::success();
+        });
+        for (const Status& st : results) QVERIFY2(st.ok(), st.message().c_str());
+        for (int r = 0; r < 2; ++r) {
+            const auto events = sinks[r].events();
+            QCOMPARE(events.size(), std::size_t{kIterations});
+            for (const CommEvent& e : events) QCOMPARE(e.unit.pieces.size(), std::size_t{4});
+        }
+    }
+
+    // A layer announced with a tensor twice fails the runtime, naming the tensor; so does an event count that does
+    // not match the tensors.
+    void badLayerAnnouncementFailsTheRuntime_data() {
+        QTest::addColumn<QList<int>>("layer");
+        QTest::addColumn<int>("events");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a tensor twice") << QList<int>{1, 0, 1} << 0 << "tensor 1 twice in one iteration";
+        QTest::newRow("events do not match") << QList<int>{1, 0} << 1 << "1 events for 2 tensors";
+    }
+    void badLayerAnnouncementFailsTheRuntime() {
+        QFETCH(QList<int>, layer);
+        QFETCH(int, events);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        auto transports = connectRanks(1, dir.path(), std::chrono::milliseconds(5000), 0, 0);
+        QVERIFY2(transports.ok(), transports.message().c_str());
+        const auto tensors = makeTensors({16, 16});
+        PolicyConfig config;
+        config.name = "fifo";
+        auto p = makePolicy(config, tensors);
+        QVERIFY(p.ok());
+        std::vector<float> a(16, 1.0f), b(16, 1.0f);
+        Runtime runtime(*(*transports)[0], std::move(p.value()), tensors, {a.data(), b.data()}, RuntimeOptions{},
+                        nullptr);
+        QVERIFY(runtime.beginIteration(0).ok());
+        const std::vector<int> ids(layer.begin(), layer.end());
+        const std::vector<void*> cudaEvents(static_cast<std::size_t>(events), nullptr);
+        runtime.gradientsReady(ids, cudaEvents);
+        const Status st = runtime.status();
+        QVERIFY(!st.ok());
+        QVERIFY2(QString::fromStdString(st.message()).contains(message), st.message().c_str());
+    }
+
     // Two channels really carry units at once, shown by an order no single channel could run, not by timing:
     // the plan is [tensor 1, tensor 0] on channels 0 and 1; rank 1 holds tensor 1 back until it has seen tensor 0
     // reduced. One unit at a time in plan order would wait for tensor 1 forever (the test would time out); with two

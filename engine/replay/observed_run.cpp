@@ -400,6 +400,53 @@ std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveS
     return result;
 }
 
+// One channel: the comm thread's own gap between a collective and the next one when that one was already waiting
+// (its bookkeeping, the wake-up of the rank that finished last). Per iteration, by start, each collective of a single
+// tensor (a whole one or a segment) that no round chose (its unit was ready before the one ahead of it began, so the
+// thread went straight on) counts from the latest end of the one ahead to its own latest start, where no rank
+// computed meanwhile; the median, 0 when negative. A chain of 51 segments of the small MLP over shared memory left
+// 200 us of its 8.3 ms in these gaps (2-4 us each), which replay without them predicted 3-5% too fast. Left out:
+// gaps while some rank computed (a comm thread waiting for a core: 0.7-1 ms each in a ByteScheduler run of the CNN
+// at 2.5 Gb/s, whose compute, not its chain, sets the iteration), and fused units (a policy may hold one back on
+// purpose, Horovod's cycle, which the simulator models itself).
+double unitGap(const ObservedRun& run, const CollectiveSpans& spans) {
+    std::vector<std::pair<Nanos, Nanos>> computing;  // every rank's forward, backward and update spans, merged
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward || s.kind == ObservedSpan::Update)
+            computing.emplace_back(s.start, s.end);
+    std::sort(computing.begin(), computing.end());
+    std::vector<std::pair<Nanos, Nanos>> merged;
+    for (const auto& c : computing) {
+        if (!merged.empty() && c.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, c.second);
+        else
+            merged.push_back(c);
+    }
+    auto someRankComputed = [&](Nanos from, Nanos to) {  // does a merged span meet (from, to)?
+        auto after = std::upper_bound(merged.begin(), merged.end(), std::make_pair(from, std::numeric_limits<Nanos>::max()));
+        if (after != merged.begin() && std::prev(after)->second > from) return true;
+        return after != merged.end() && after->first < to;
+    };
+    const std::set<CollectiveKey> rounds = chosenByARound(run, spans);
+    std::map<int, std::vector<std::pair<std::pair<Nanos, Nanos>, CollectiveKey>>> byIteration;
+    for (const auto& [key, span] : spans) byIteration[std::get<0>(key)].emplace_back(span, key);
+    std::vector<double> gaps;
+    for (auto& [iteration, units] : byIteration) {
+        std::sort(units.begin(), units.end());
+        for (std::size_t i = 1; i < units.size(); ++i) {
+            const CollectiveKey& key = units[i].second;
+            const int tensor = std::get<1>(key);
+            if (rounds.count(key) || tensor < 0 || tensor >= static_cast<int>(run.tensors.size()) ||
+                std::get<3>(key) > static_cast<std::int64_t>(run.tensors[tensor].bytes()))
+                continue;
+            const Nanos from = units[i - 1].first.second, to = units[i].first.first;
+            if (to > from && someRankComputed(from, to)) continue;
+            gaps.push_back(static_cast<double>(to - from));
+        }
+    }
+    return gaps.empty() ? 0.0 : std::max(0.0, median(gaps));
+}
+
 }  // namespace
 
 Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>& only) {
@@ -667,6 +714,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     }
     for (const auto& [x, v] : table) c.measured.emplace_back(x, v.first / v.second);
     c.first_unit_extra_ns = roundCost;  // after the line's refit, which builds a new model
+    if (run.channels == 1) c.unit_gap_ns = unitGap(run, latest);
     return c;
 }
 

@@ -168,14 +168,18 @@ private:
 // after a unit that started at s and ended at b once it has heard the gradients ready by b (by s where readiness
 // rides on the units); the policy goes on with the run while none is heard. How many of the `following` units go
 // before the gradient ready at `heardAt` (kNever: none left) is heard.
-std::size_t unitsBeforeHeard(Nanos start, Nanos end, Nanos each, std::size_t following, Nanos heardAt, bool rides) {
+std::size_t unitsBeforeHeard(Nanos start, Nanos end, Nanos each, Nanos gap, std::size_t following, Nanos heardAt,
+                             bool rides) {
     if (heardAt == kNever) return following;
-    // The j-th following unit (j >= 1) goes if heardAt is after the previous unit's end, end + (j-1) x each
-    // (after its start where readiness rides: start for j = 1, then end + (j-2) x each).
+    // The following units come with the comm thread's gap before each: the j-th (j >= 1) starts at
+    // end + gap + (j-1) x (each + gap). It goes if heardAt is after the previous unit's end, end + (j-1) x (each + gap)
+    // (after its start where readiness rides: start for j = 1, then end + gap + (j-2) x (each + gap)).
     if (heardAt <= (rides ? start : end)) return 0;
-    if (rides && heardAt <= end) return 1;
-    if (each <= 0) return following;
-    const auto after = static_cast<std::size_t>((heardAt - end - 1) / each) + (rides ? 2 : 1);
+    if (rides && heardAt <= end + gap) return 1;
+    const Nanos stride = each + gap;
+    if (stride <= 0) return following;
+    const Nanos from = rides ? end + gap : end;
+    const auto after = static_cast<std::size_t>((heardAt - from - 1) / stride) + (rides ? 2 : 1);
     return std::min(following, after);
 }
 
@@ -400,6 +404,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         const bool rides = w.readiness_rides_on_units;
         const Nanos roundNs = rides ? static_cast<Nanos>(std::llround(cost.first_unit_extra_ns)) : 0;
         bool afterRound = rides;
+        const Nanos gapNs = channels == 1 ? static_cast<Nanos>(std::llround(cost.unit_gap_ns)) : 0;
         // Reports the units that have ended by `until` to the policy, earliest first.
         auto reportDone = [&](Nanos until) {
             if (inFlight.size() == 1) {  // one channel, the common case: no sorting, no shifting
@@ -462,6 +467,11 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 continue;
             }
             PACER_RETURN_IF_ERROR(ledger.admit(policy.name(), *unit));
+            // Right behind the previous unit on the one channel, the comm thread's gap between the two comes first
+            // (after a round the round's cost stands for it). It counts as communication time, as the gaps inside a
+            // run of segments do (one span), so that a run and the same units one by one give the same figures.
+            const Nanos busyFrom = now;
+            if (gapNs > 0 && !afterRound && issued > 0 && now == linkFree) now += gapNs;
             const Nanos each = cost.at(unit->bytes());
             Nanos total = each;
             if (afterRound) total += roundNs;
@@ -474,13 +484,13 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 end = std::max(end, wireFree + wire);
                 wireFree = end;
             }
-            taken.unitIssued(now, end, unit->bytes());
+            taken.unitIssued(busyFrom, end, unit->bytes());
             Nanos lastStart = now;  // of the last unit this step sends
             int units = 1;
             std::size_t unitElements = 0;
             const std::size_t following = runs && unit->pieces.size() == 1 ? policy.unitsFollowing() : 0;
             if (const std::size_t more = following == 0 ? 0
-                                         : unitsBeforeHeard(now, end, each, following,
+                                         : unitsBeforeHeard(now, end, each, gapNs, following,
                                                             delivered < ready.size() ? ready[delivered].time : kNever,
                                                             rides);
                 more > 0) {
@@ -496,14 +506,16 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                     return Status::error("policy '" + std::string(policy.name()) + "' handed out a run of " +
                                          std::to_string(more) + " segments of tensor " + std::to_string(first.tensor) +
                                          " that does not follow its segment " + std::to_string(first.segment));
-                taken.unitsIssued(end, each, full, unit->bytes());
-                end += static_cast<Nanos>(full) * each;
+                // The run's units follow one another with the comm thread's gap before each.
+                taken.unitsIssued(end, each + gapNs, full, unit->bytes());
+                end += static_cast<Nanos>(full) * (each + gapNs);
                 lastStart = end - each;
                 if (shorter > 0) {
                     const std::size_t bytes = shorter * sizeof(float);
-                    lastStart = end;
-                    end += cost.at(bytes);
-                    taken.unitIssued(lastStart, end, bytes);
+                    const Nanos from = end;
+                    lastStart = end + gapNs;
+                    end = lastStart + cost.at(bytes);
+                    taken.unitIssued(from, end, bytes);
                 }
                 unitElements = first.count;
                 first.count += rest.count;
@@ -519,7 +531,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                     layerReduced[layer] = std::max(layerReduced[layer], end);
                 }
             }
-            markLinkBusy(now, end);
+            markLinkBusy(busyFrom, end);
             linkFree = std::max(linkFree, end);
             SimEvent e;
             e.kind = SimEvent::Comm;

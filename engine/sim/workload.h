@@ -102,6 +102,10 @@ struct CostModel {
     // round of its own on the next gradient's news, and again on each news while the policy still holds back.
     // A unit chosen by a round includes it in its traced span.
     double first_unit_extra_ns = 0;
+    // One channel: how long the comm thread takes between the end of one collective and the start of the next that
+    // was already waiting (its bookkeeping, the wake-up of the rank that finished last, the ranks' skew). Small
+    // per unit (2-15 us on CPU ranks here), it adds up where a policy cuts gradients into many segments.
+    double unit_gap_ns = 0;
     // Set when replay models a collective algorithm (WhatIf::algorithm; native = not set): at() is then that
     // algorithm's α-β-γ cost on its topology and rank count (auto: the cheapest candidate for each size), and the
     // line and table above only give a unit's share of the wire when channels overlap.

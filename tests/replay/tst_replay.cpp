@@ -451,6 +451,36 @@ private slots:
         QCOMPARE(c.value().first_unit_extra_ns, rides ? 1000.0 : 0.0);
     }
 
+    // The comm thread's gap between back-to-back units: from the latest end of one collective over ranks to the
+    // latest start of the next (rank 1 leaves tensor 1 100 ns after rank 0; tensor 0 starts 500 ns after that).
+    // The iteration's first unit, chosen by a round, has nothing ahead of it; a fused unit (both tensors, 8000 bytes)
+    // does not count, since a policy may hold fused units back on purpose, nor does a gap while a rank computed (a
+    // comm thread that waited for a core).
+    void commThreadsGapIsFittedFromUnitsBackToBack_data() {
+        QTest::addColumn<std::int64_t>("secondBytes");
+        QTest::addColumn<bool>("computing");
+        QTest::addColumn<double>("gap");
+        QTest::newRow("a tensor of its own") << std::int64_t{4000} << false << 500.0;
+        QTest::newRow("fused") << std::int64_t{8000} << false << 0.0;
+        QTest::newRow("a rank computed meanwhile") << std::int64_t{4000} << true << 0.0;
+    }
+    void commThreadsGapIsFittedFromUnitsBackToBack() {
+        QFETCH(std::int64_t, secondBytes);
+        QFETCH(bool, computing);
+        QFETCH(double, gap);
+        ObservedRun run = twoTensorRun();
+        for (int it = 1; it < 5; ++it)
+            for (int rank = 0; rank < 2; ++rank) {
+                const Nanos t = it * 1'000'000;
+                run.spans.push_back(comm(rank, it, 1, 4000, t, rank == 0 ? 3000 : 3100));
+                run.spans.push_back(comm(rank, it, 0, secondBytes, t + 3600, 2000));
+                if (computing && rank == 1) run.spans.push_back(span(ObservedSpan::Forward, rank, it, 0, t + 3200, t + 3400));
+            }
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        QCOMPARE(c.value().unit_gap_ns, gap);
+    }
+
     // The first unit's extra survives the line's refit without an outlier: sizes on the line 1000 + 0.25 ns/B, the
     // iteration's first 4000-byte unit 1000 ns longer, and one 90 ms collective at an odd size in one iteration.
     void firstUnitExtraSurvivesTheOutlierPass() {

@@ -217,6 +217,34 @@ private slots:
         QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
     }
 
+    // On one channel the comm thread's gap goes before every unit that follows another directly. Fifo (units of
+    // 450 ns): l1.w 400-850, l0.w right behind it, 850+G to 1300+G: a period of 1300 + G (the next iteration's l1.w
+    // waits for its backward, not for the link). Pace in 2000-byte segments of 250 ns, l0.w one segment and l1.w
+    // eight: l1's first segment from 400, l0.w (ready at 600) preempts at its end, then l1's other seven as one run:
+    // 8 gaps in a chain the next iteration's forward of l1 waits for, a period of 2550 + 8 G.
+    void unitsBackToBackPayTheCommThreadsGap_data() {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<double>("gap");
+        QTest::addColumn<Nanos>("period");
+        QTest::newRow("fifo, no gap") << "fifo" << 0.0 << Nanos{1300};
+        QTest::newRow("fifo, gap 30") << "fifo" << 30.0 << Nanos{1330};
+        QTest::newRow("pace segments, no gap") << "pace" << 0.0 << Nanos{2550};
+        QTest::newRow("pace segments, gap 30") << "pace" << 30.0 << Nanos{2790};
+    }
+    void unitsBackToBackPayTheCommThreadsGap() {
+        QFETCH(QString, policy);
+        QFETCH(double, gap);
+        QFETCH(Nanos, period);
+        const bool pace = policy == "pace";
+        PolicyConfig config = pace ? paceSegments() : PolicyConfig{};
+        const Workload w = pace ? twoLayers(500, 4000) : twoLayers();
+        CostModel cost{50, 0.1, {}};
+        cost.unit_gap_ns = gap;
+        Result<SimResult> r = simulateWith(w, config, cost, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
+    }
+
     // Pace with segments of 250 ns; l1 is ready at 400, l0 (one unit) at 600, during l1's first segment. With a
     // round before every decision l0 preempts at 650. When readiness rides on the units, the decision at 650 knows
     // only what was ready at 400, so l1's second segment goes first; the one at 900 knows what was ready at 650,
@@ -328,7 +356,8 @@ private slots:
 
     // Runs of segments (SimOptions::segment_runs) change the events only: the same figures, iteration starts,
     // compute events and units (each run standing for the segments simulated one by one), with and without readiness riding on the units and CPU taken from
-    // compute, for each policy that cuts segments; and at small segments the events are far fewer.
+    // compute (and with it the comm thread's gap between back-to-back units), for each policy that cuts segments; and
+    // at small segments the events are far fewer.
     void segmentRunsChangeOnlyTheEvents_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("policy");
@@ -372,6 +401,7 @@ private slots:
             for (const TensorInfo& t : w.tensors) config.priorities.push_back(static_cast<int>(w.tensors.size()) - t.id);
         CostModel cost{30'000, 0.8, {}};
         cost.first_unit_extra_ns = rides ? 15'000 : 0;
+        cost.unit_gap_ns = cpuNs > 0 ? 4'000 : 0;
         SimOptions options{4, 2};
         Result<SimResult> every = simulateWith(w, config, cost, options);
         options.segment_runs = true;

@@ -100,12 +100,14 @@ int runReplay(const Args& args) {
     out["policy"] = app::policyConfigToJson(config);
     out["alpha_us"] = result.cost.alpha_ns / 1e3;
     out["bandwidth_gbps"] = result.cost.ns_per_byte > 0 ? 8.0 / result.cost.ns_per_byte : 0.0;
-    // What the fit measured per message size, what a stand-alone agreement round costs (dynamic CPU order) and
-    // what a collective takes from compute: the figures a wrong prediction is traced back to.
+    // What the fit measured per message size, what a stand-alone agreement round costs (dynamic CPU order), the
+    // comm thread's gap between back-to-back units and what a collective takes from compute: the figures a wrong
+    // prediction is traced back to.
     nlohmann::json table = nlohmann::json::array();
     for (const auto& [bytes, ns] : result.cost.measured) table.push_back({{"bytes", bytes}, {"us", ns / 1e3}});
     out["cost_table"] = std::move(table);
     out["round_us"] = result.cost.first_unit_extra_ns / 1e3;
+    out["unit_gap_us"] = result.cost.unit_gap_ns / 1e3;
     // What each collective takes from compute on busy CPU ranks (0 where it takes nothing): engine::CommCpu.
     out["comm_cpu_us"] = source.workload.comm_cpu.alpha_ns / 1e3;
     out["comm_cpu_ns_per_byte"] = source.workload.comm_cpu.ns_per_byte;

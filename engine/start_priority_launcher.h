@@ -5,8 +5,8 @@
 // for a NIC) get a core when a collective needs one (app/worker/training_run.cpp, yieldToCommunication). A runtime
 // that thread started later, at the warm-up switch of plan order or a self-tuned pace, ran its comm thread at the
 // lowered priority too: its collectives waited behind the peer's compute for the rest of the run (42 M MLP over
-// Gloo, 2 ranks on 2 cores: a self-tuned pace at 570-640 ms per iteration where the same settings given explicitly,
-// started before the loop, ran at 450-475). Creating runtimes here keeps their threads at the start priority.
+// Gloo, 2 ranks on 2 cores: a self-tuned pace at 511-679 ms per iteration where the same settings given explicitly,
+// started before the loop, ran at 452-475). Creating runtimes here keeps their threads at the start priority.
 #pragma once
 
 #include <condition_variable>

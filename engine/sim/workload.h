@@ -138,9 +138,13 @@ struct CostModel {
         }
         return static_cast<Nanos>(std::llround(measured.back().second + beyondSlope() * (b - measured.back().first)));
     }
-    // Cost per byte above the largest measured size: the slope of the two largest sizes, or the line's.
+    // Cost per byte above the largest measured size: the slope of the two largest sizes, or the line's. The two
+    // largest say what a byte costs only where bytes are a fair part of their time (the line's byte term at the
+    // largest at least half its fixed cost); below that their slope is the noise of fixed costs: a 2-channel
+    // transformer run at 1 Gb/s kept only units of 40 B-5 KiB in its table (the rest queued behind one another),
+    // whose slope, 0.23 Gb/s, priced its 256 KiB units at 9 ms instead of 2.2 and replayed the run at 2.4x its time.
     double beyondSlope() const {
-        if (measured.size() < 2) return ns_per_byte;
+        if (measured.size() < 2 || 2 * ns_per_byte * measured.back().first < alpha_ns) return ns_per_byte;
         const auto& [x0, y0] = measured[measured.size() - 2];
         const auto& [x1, y1] = measured.back();
         if (x1 < 1.5 * x0) return ns_per_byte;  // too close in size for a slope to mean anything

@@ -217,6 +217,36 @@ private slots:
         QCOMPARE(r.value().figures.iter_ms, static_cast<double>(period) / 1e6);
     }
 
+    // Above the largest size in the cost table the price per byte is the slope of the two largest sizes where bytes
+    // are a fair part of their time, else the line's: a table of small units only (a 2-channel run whose larger ones
+    // all queued) must not price 256 KiB by the slope of 1 and 5 KiB (34 ns/B here, against the wire's 8.29).
+    void costAboveTheTableFollowsTheBytesWhereTheyCount_data() {
+        QTest::addColumn<double>("alpha");
+        QTest::addColumn<double>("nsPerByte");
+        QTest::addColumn<double>("x0");
+        QTest::addColumn<double>("y0");
+        QTest::addColumn<double>("x1");
+        QTest::addColumn<double>("y1");
+        QTest::addColumn<double>("slope");
+        QTest::newRow("bytes count: the two largest") << 100'000.0 << 1.0 << 65536.0 << 160'000.0 << 262144.0
+                                                      << 400'000.0 << 240'000.0 / 196'608.0;
+        QTest::newRow("fixed costs dominate: the line") << 94'000.0 << 8.29 << 1024.0 << 113'000.0 << 5120.0
+                                                        << 254'000.0 << 8.29;
+    }
+    void costAboveTheTableFollowsTheBytesWhereTheyCount() {
+        QFETCH(double, alpha);
+        QFETCH(double, nsPerByte);
+        QFETCH(double, x0);
+        QFETCH(double, y0);
+        QFETCH(double, x1);
+        QFETCH(double, y1);
+        QFETCH(double, slope);
+        const CostModel cost{alpha, nsPerByte, {{x0, y0}, {x1, y1}}};
+        constexpr std::size_t kBytes = 256 << 10;
+        const double bytes = x1 < kBytes ? kBytes : 2 * x1;
+        QCOMPARE(cost.at(static_cast<std::size_t>(bytes)), static_cast<Nanos>(std::llround(y1 + slope * (bytes - x1))));
+    }
+
     // On one channel the comm thread's gap goes before every unit that follows another directly. Fifo (units of
     // 450 ns): l1.w 400-850, l0.w right behind it, 850+G to 1300+G: a period of 1300 + G (the next iteration's l1.w
     // waits for its backward, not for the link). Pace in 2000-byte segments of 250 ns, l0.w one segment and l1.w

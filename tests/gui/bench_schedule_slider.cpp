@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -45,7 +46,11 @@ void measure(const char* label, MainWindow& window, int moves) {
     ScheduleEditorModel& editor = *window.scheduleDock()->editor();
     QSlider* slider = window.scheduleDock()->segmentSlider();
     editor.setPolicy("pace");
-    QTest::qWaitFor([&] { return editor.latest() && editor.latest()->generation == editor.worker()->generation(); }, 60000);
+    if (!QTest::qWaitFor([&] { return editor.latest() && editor.latest()->generation == editor.worker()->generation(); },
+                         60000)) {
+        std::fprintf(stderr, "%s: the first replay did not come within 60 s\n", label);
+        std::exit(1);
+    }
     std::vector<double> endToEnd, replayAlone, offThread;
     std::vector<std::size_t> segment;  // per move, to name the slow ones
     const int lo = slider->minimum(), span = slider->maximum() - slider->minimum() + 1;
@@ -155,7 +160,10 @@ int main(int argc, char** argv) {
         runWindow.resize(1600, 900);
         runWindow.show();
         runWindow.openProject(project);
-        QTest::qWaitFor([&] { return runWindow.scheduleDock()->editor()->input() != nullptr; }, 60000);
+        if (!QTest::qWaitFor([&] { return runWindow.scheduleDock()->editor()->input() != nullptr; }, 60000)) {
+            std::fprintf(stderr, "the captured run's replay input did not load within 60 s\n");
+            return 1;
+        }
         measure("captured run (measured + replay)", runWindow, moves);
     }
     return 0;

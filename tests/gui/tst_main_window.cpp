@@ -88,7 +88,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
         ProjectOverview overview;
         overview.experiment = QStringLiteral("fixture");
-        overview.runs = {{7, QStringLiteral("pace 1 MiB"), QStringLiteral("pace"), 2, 2, 1 << 20}};
+        overview.runs = {{7, QStringLiteral("pace 1 MiB"), QStringLiteral("pace"), 2, 2, 1 << 20, QString()}};
         m_window->showRun(test::makeTwoRankTrace(), overview);
     }
     void cleanup() { m_window.reset(); }

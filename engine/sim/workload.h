@@ -87,8 +87,8 @@ inline bool readinessRidesOnUnits(bool planOrder, bool hostMemory) { return !pla
 // All-reduce cost t(bytes) = alpha + bytes / bandwidth, fitted from observed segments (or set by what-if knobs).
 //
 // A fitted model may also carry the measured mean time of each observed message size (`measured`, ascending by
-// bytes). Then at() follows those measurements, linear between neighbouring sizes and with the slope of the two
-// largest above the largest: on a real machine the fixed cost of a collective is not
+// bytes). Then at() follows those measurements, linear between neighbouring sizes and above the largest with the
+// slope of the two largest where bytes count there (beyondSlope): on a real machine the fixed cost of a collective is not
 // the same for a 4 KiB and a 4 MiB message (thread wake-ups, copies), and a single line through both mispredicts
 // the large messages, where most of the time goes. Below the smallest size the line's slope continues from it.
 // What-if knobs on the link drop the table.

@@ -191,12 +191,12 @@ void Runtime::gradientsReady(std::span<const int> tensors, std::span<void* const
               " tensors";
     for (std::size_t i = 0; i < tensors.size() && bad.empty(); ++i) {
         const int tensor = tensors[i];
+        const auto before = tensors.first(i);  // a tensor named twice in one call is announced twice too
         if (tensor < 0 || tensor >= static_cast<int>(tensors_.size()))
             bad = "gradientReady: tensor " + std::to_string(tensor) + " does not exist";
         else if (begun_ == 0)
             bad = "gradientReady for tensor " + std::to_string(tensor) + " before beginIteration";
-        else if (readyGen_[tensor] >= begun_ || std::find(tensors.begin(), tensors.begin() + static_cast<std::ptrdiff_t>(i), tensor) !=
-                                                     tensors.begin() + static_cast<std::ptrdiff_t>(i))
+        else if (readyGen_[tensor] >= begun_ || std::find(before.begin(), before.end(), tensor) != before.end())
             bad = "gradientReady for tensor " + std::to_string(tensor) + " twice in one iteration";
     }
     if (!bad.empty()) {

@@ -423,7 +423,8 @@ double unitGap(const ObservedRun& run, const CollectiveSpans& spans) {
             merged.push_back(c);
     }
     auto someRankComputed = [&](Nanos from, Nanos to) {  // does a merged span meet (from, to)?
-        auto after = std::upper_bound(merged.begin(), merged.end(), std::make_pair(from, std::numeric_limits<Nanos>::max()));
+        const auto after =
+            std::upper_bound(merged.begin(), merged.end(), std::make_pair(from, std::numeric_limits<Nanos>::max()));
         if (after != merged.begin() && std::prev(after)->second > from) return true;
         return after != merged.end() && after->first < to;
     };

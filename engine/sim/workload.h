@@ -88,9 +88,10 @@ inline bool readinessRidesOnUnits(bool planOrder, bool hostMemory) { return !pla
 //
 // A fitted model may also carry the measured mean time of each observed message size (`measured`, ascending by
 // bytes). Then at() follows those measurements, linear between neighbouring sizes and above the largest with the
-// slope of the two largest where bytes count there (beyondSlope): on a real machine the fixed cost of a collective is not
-// the same for a 4 KiB and a 4 MiB message (thread wake-ups, copies), and a single line through both mispredicts
-// the large messages, where most of the time goes. Below the smallest size the line's slope continues from it.
+// slope of the two largest where bytes count there (beyondSlope): on a real machine the fixed cost of a collective
+// is not the same for a 4 KiB and a 4 MiB message (thread wake-ups, copies), and a single line through both
+// mispredicts the large messages, where most of the time goes. Below the smallest size the line's slope continues
+// from it.
 // What-if knobs on the link drop the table.
 struct CostModel {
     double alpha_ns = 20'000;        // per collective call
@@ -103,8 +104,8 @@ struct CostModel {
     // A unit chosen by a round includes it in its traced span.
     double first_unit_extra_ns = 0;
     // One channel: how long the comm thread takes between the end of one collective and the start of the next that
-    // was already waiting (its bookkeeping, the wake-up of the rank that finished last, the ranks' skew). Small
-    // per unit (2-15 us on CPU ranks here), it adds up where a policy cuts gradients into many segments.
+    // was already waiting (its bookkeeping, the wake-up of the rank that finished last, the ranks' skew). A few us
+    // per unit on CPU ranks here, it adds up where a policy cuts gradients into many segments.
     double unit_gap_ns = 0;
     // Set when replay models a collective algorithm (WhatIf::algorithm; native = not set): at() is then that
     // algorithm's α-β-γ cost on its topology and rank count (auto: the cheapest candidate for each size), and the

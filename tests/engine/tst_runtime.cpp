@@ -235,9 +235,9 @@ private slots:
     }
 
     // A layer's gradients announced together (Runtime::gradientsReady) are heard in one decision: ByteScheduler with
-    // a credit of 4 packs the four small tensors of one layer into one unit in every iteration. Announced one by one from a compute thread
-    // of lowered priority, as the worker's is, the comm thread woken by the first preempted it before the next was
-    // marked, and often sent the first alone (then needed an agreement round for the rest).
+    // a credit of 4 packs the four small tensors of one layer into one unit in every iteration. Announced one by one
+    // from a compute thread of lowered priority, as the worker's is, the comm thread woken by the first preempted it
+    // before the next was marked, and often sent the first alone (then needed an agreement round for the rest).
     void layerAnnouncedTogetherIsHeardInOneDecision() {
         QTemporaryDir dir;
         auto transports = connectRanks(2, dir.path(), std::chrono::milliseconds(20000), 0, 0);

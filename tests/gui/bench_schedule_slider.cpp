@@ -46,8 +46,10 @@ void measure(const char* label, MainWindow& window, int moves) {
     ScheduleEditorModel& editor = *window.scheduleDock()->editor();
     QSlider* slider = window.scheduleDock()->segmentSlider();
     editor.setPolicy("pace");
-    if (!QTest::qWaitFor([&] { return editor.latest() && editor.latest()->generation == editor.worker()->generation(); },
-                         60000)) {
+    const auto replayed = [&] {
+        return editor.latest() && editor.latest()->generation == editor.worker()->generation();
+    };
+    if (!QTest::qWaitFor(replayed, 60000)) {
         std::fprintf(stderr, "%s: the first replay did not come within 60 s\n", label);
         std::exit(1);
     }

@@ -474,7 +474,8 @@ private slots:
                 const Nanos t = it * 1'000'000;
                 run.spans.push_back(comm(rank, it, 1, 4000, t, rank == 0 ? 3000 : 3100));
                 run.spans.push_back(comm(rank, it, 0, secondBytes, t + 3600, 2000));
-                if (computing && rank == 1) run.spans.push_back(span(ObservedSpan::Forward, rank, it, 0, t + 3200, t + 3400));
+                if (computing && rank == 1)
+                    run.spans.push_back(span(ObservedSpan::Forward, rank, it, 0, t + 3200, t + 3400));
             }
         Result<CostModel> c = fitCostModel(run);
         QVERIFY2(c.ok(), c.status().message().c_str());

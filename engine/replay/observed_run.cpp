@@ -401,15 +401,15 @@ std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveS
 }
 
 // One channel: the comm thread's own gap between a collective and the next one when that one was already waiting
-// (its bookkeeping, the wake-up of the rank that finished last). Per iteration, by start, each collective of a single
-// tensor (a whole one or a segment) that no round chose (its unit was ready before the one ahead of it began, so the
-// thread went straight on) counts from the latest end of the one ahead to its own latest start, where no rank
-// computed meanwhile; the median, 0 when negative. A chain of 51 segments of the small MLP over shared memory left
-// 200 us of its 8.3 ms in these gaps (2-4 us each), which replay without them predicted 3-5% too fast. Left out:
+// (its bookkeeping, the wake-up of the rank that finished last). Per iteration, by start, each collective of a
+// single tensor (a whole one or a segment) not in `rounds` (chosenByARound: its unit was ready before the one ahead
+// began, so the thread went straight on) counts from the latest end of the one ahead to its own latest start, where
+// no rank computed meanwhile; the median, 0 when negative. A chain of 51 segments of the small MLP over shared memory
+// left 200 us of its 8.3 ms in these gaps (2-4 us each), which replay without them predicted 3-5% too fast. Left out:
 // gaps while some rank computed (a comm thread waiting for a core: 0.7-1 ms each in a ByteScheduler run of the CNN
 // at 2.5 Gb/s, whose compute, not its chain, sets the iteration), and fused units (a policy may hold one back on
 // purpose, Horovod's cycle, which the simulator models itself).
-double unitGap(const ObservedRun& run, const CollectiveSpans& spans) {
+double unitGap(const ObservedRun& run, const CollectiveSpans& spans, const std::set<CollectiveKey>& rounds) {
     std::vector<std::pair<Nanos, Nanos>> computing;  // every rank's forward, backward and update spans, merged
     for (const ObservedSpan& s : run.spans)
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward || s.kind == ObservedSpan::Update)
@@ -428,7 +428,6 @@ double unitGap(const ObservedRun& run, const CollectiveSpans& spans) {
         if (after != merged.begin() && std::prev(after)->second > from) return true;
         return after != merged.end() && after->first < to;
     };
-    const std::set<CollectiveKey> rounds = chosenByARound(run, spans);
     std::map<int, std::vector<std::pair<std::pair<Nanos, Nanos>, CollectiveKey>>> byIteration;
     for (const auto& [key, span] : spans) byIteration[std::get<0>(key)].emplace_back(span, key);
     std::vector<double> gaps;
@@ -656,9 +655,12 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     // beyond them (at their sizes, by those riders' table) is the round's cost, CostModel::first_unit_extra_ns,
     // which the simulator charges to every round. (A run without riders, e.g. DDP's buckets, each chosen by a
     // round, keeps every unit in its table and no separate round cost.)
+    // One channel: which units came by a round of their own (or, in plan order, were ready only after the one
+    // before them began); the rest followed the one before them directly. Read once, for the round's cost and for
+    // the comm thread's gap below.
+    const std::set<CollectiveKey> rounds = run.channels == 1 ? chosenByARound(run, latest) : std::set<CollectiveKey>{};
     double roundCost = 0;
     if (run.readiness_rides_on_units && run.channels == 1) {
-        const std::set<CollectiveKey> rounds = chosenByARound(run, latest);
         const SizeMeans riders = meansBySize(latest, [&](const CollectiveKey& k) { return rounds.count(k) == 0; });
         if (!riders.empty()) {
             CostModel byRiders = fitWeighted(riders);
@@ -715,7 +717,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     }
     for (const auto& [x, v] : table) c.measured.emplace_back(x, v.first / v.second);
     c.first_unit_extra_ns = roundCost;  // after the line's refit, which builds a new model
-    if (run.channels == 1) c.unit_gap_ns = unitGap(run, latest);
+    if (run.channels == 1) c.unit_gap_ns = unitGap(run, latest, rounds);
     return c;
 }
 

@@ -227,11 +227,12 @@ private slots:
         QTest::addColumn<double>("y0");
         QTest::addColumn<double>("x1");
         QTest::addColumn<double>("y1");
+        QTest::addColumn<double>("bytes");
         QTest::addColumn<double>("slope");
         QTest::newRow("bytes count: the two largest") << 100'000.0 << 1.0 << 65536.0 << 160'000.0 << 262144.0
-                                                      << 400'000.0 << 240'000.0 / 196'608.0;
+                                                      << 400'000.0 << 524288.0 << 240'000.0 / 196'608.0;
         QTest::newRow("fixed costs dominate: the line") << 94'000.0 << 8.29 << 1024.0 << 113'000.0 << 5120.0
-                                                        << 254'000.0 << 8.29;
+                                                        << 254'000.0 << 262144.0 << 8.29;
     }
     void costAboveTheTableFollowsTheBytesWhereTheyCount() {
         QFETCH(double, alpha);
@@ -240,10 +241,9 @@ private slots:
         QFETCH(double, y0);
         QFETCH(double, x1);
         QFETCH(double, y1);
+        QFETCH(double, bytes);
         QFETCH(double, slope);
         const CostModel cost{alpha, nsPerByte, {{x0, y0}, {x1, y1}}};
-        constexpr std::size_t kBytes = 256 << 10;
-        const double bytes = x1 < kBytes ? kBytes : 2 * x1;
         QCOMPARE(cost.at(static_cast<std::size_t>(bytes)), static_cast<Nanos>(std::llround(y1 + slope * (bytes - x1))));
     }
 

@@ -14,14 +14,20 @@ struct Candidate {
     int channels;
 };
 
-std::vector<Candidate> candidates(const TuneRequest& r) {
+// Several channels are tried only where each can have a core of its own. A channel is a thread per rank whose
+// collectives hand off to the peers' matching threads; on a CPU host whose cores the compute threads already keep
+// busy (Workload::comm_cpu is measured only there) each hand-off waits for the peer's thread to be scheduled, a
+// cost a one-channel warm-up cannot show. Measured on 2 cores, 2 ranks over shared memory, the three families at
+// 10 and 25 Gb/s, medians of three: 4 channels ran 6-30% slower than 1 in all six cells and 2 channels 2-15%
+// slower, where replay from the same cells' one-channel runs put them within 4% of one channel, mostly ahead.
+std::vector<Candidate> candidates(const TuneRequest& r, bool coresToSpare) {
     std::vector<Candidate> out;
     const bool tryDynamic = !r.order_fixed || !r.plan_order;
     const bool tryPlan = !r.order_fixed || r.plan_order;
     if (tryDynamic && (!r.channels_fixed || r.channels == 1)) out.push_back({false, 1});
     if (tryPlan) {
         if (r.channels_fixed) out.push_back({true, r.channels});
-        else if (r.host_memory) for (int c : {1, 2, 4}) out.push_back({true, c});
+        else if (r.host_memory && coresToSpare) for (int c : {1, 2, 4}) out.push_back({true, c});
         else out.push_back({true, 1});
     }
     return out;
@@ -128,7 +134,7 @@ Result<TunedPace> tunePace(const Workload& workload, const CostModel& cost, cons
         // (replaying a dynamic-order run with --channels 2 found no order to run and failed).
         if (whatIf.channels > 1) r.order_fixed = r.plan_order = true;
     }
-    const std::vector<Candidate> options = candidates(r);
+    const std::vector<Candidate> options = candidates(r, !w.value().comm_cpu.any());
     if (options.empty()) return Status::error("no order can run " + std::to_string(r.channels) + " channels");
 
     TunedPace best;

@@ -85,6 +85,34 @@ private slots:
         QCOMPARE(tuned.value().workload.channels, 2);
     }
 
+    // Several channels are a choice only where each can have a core: a workload whose collectives take CPU from
+    // compute (every core busy) runs one channel unless the user asks for more; the same workload on a host with
+    // cores to spare gets the channels its per-call cost calls for.
+    void severalChannelsOnlyWhereCoresAreSpare_data() {
+        QTest::addColumn<bool>("coresBusy");
+        QTest::addColumn<int>("channelsAsked");  // 0: left to the choice
+        QTest::addColumn<bool>("severalExpected");
+        QTest::newRow("cores to spare: channels chosen") << false << 0 << true;
+        QTest::newRow("cores busy: one channel") << true << 0 << false;
+        QTest::newRow("cores busy, two asked: two") << true << 2 << true;
+    }
+    void severalChannelsOnlyWhereCoresAreSpare() {
+        QFETCH(bool, coresBusy);
+        QFETCH(int, channelsAsked);
+        QFETCH(bool, severalExpected);
+        Workload w = workloadOf("synthetic");
+        if (coresBusy) w.comm_cpu = CommCpu{20'000, 0.1};
+        TuneRequest request = paceDefaults(true);
+        if (channelsAsked > 0) {
+            request.channels_fixed = true;
+            request.channels = channelsAsked;
+        }
+        auto tuned = tunePace(w, link(1000, 2.5), request);
+        QVERIFY2(tuned.ok(), tuned.status().message().c_str());
+        QCOMPARE(tuned.value().channels > 1, severalExpected);
+        QCOMPARE(tuned.value().workload.channels, tuned.value().channels);
+    }
+
     // A what-if of two channels on a run made in dynamic order: the channels bring plan order with them.
     void channelsWhatIfOverridesTheRunsOrder() {
         TuneRequest request = paceDefaults(true);

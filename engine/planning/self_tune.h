@@ -5,7 +5,8 @@
 // size, on a GPU cluster tens of microseconds), so the choice is made by replay, on the costs measured:
 //   - for each order the engine can run (dynamic with one channel; plan order with 1, 2 or 4 channels on CPU
 //     ranks with cores to spare, 1 on GPUs and where the compute threads keep every core busy), the segment size
-//     is swept over powers of two, then PACE's fusion search picks the groups at the best size (a group may hold more than one segment's bytes); the cost model's per-size table and per-call cost are what both choices weigh;
+//     is swept over powers of two, then PACE's fusion search picks the groups at the best size (a group may hold
+//     more than one segment's bytes); the cost model's per-size table and per-call cost are what both choices weigh;
 //   - the best (order, channels, segment, groups) by predicted iteration time wins.
 // What the user set explicitly is kept and not searched. The worker calls this on its warm-up measurements before
 // the plan is broadcast (engine/planning/warmup_schedule.h); `pacer-cli replay/compare` call it when `pace` is

@@ -233,7 +233,7 @@ private slots:
         ProjectOverview overview;
         overview.path = "/tmp/x.pacer";
         overview.experiment = "mlp-2rank";
-        overview.runs = {{1, "first", "fifo", 2, 3, 0}, {2, "", "pace", 2, 3, 1 << 20}, {3, "pace 1 MiB", "pace", 2, 3, 0}};
+        overview.runs = {{1, "first", "fifo", 2, 3, 0, {}}, {2, "", "pace", 2, 3, 1 << 20, {}}, {3, "pace 1 MiB", "pace", 2, 3, 0, {}}};
         overview.schedules = {{5, "pace 1 MiB", "pace"}};
         model.setOverview(overview);
         QCOMPARE(model.rowCount(), 1);

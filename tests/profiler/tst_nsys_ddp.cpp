@@ -337,7 +337,7 @@ private:
 
         // Step 2 (S = 20 ms): the same figures as the Kineto importer's on the same job.
         const std::int64_t S = 20'000'000;
-        for (std::uint64_t rank : {0u, 1u}) {
+        for (int rank : {0, 1}) {
             std::map<int, std::pair<std::int64_t, std::int64_t>> backward;
             std::vector<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>> allreduce;
             for (const TraceEvent& e : t.events) {

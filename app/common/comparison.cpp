@@ -159,7 +159,7 @@ engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<Comp
             return engine::Status::error("'" + item.label + "' on run " + std::to_string(row.runId) + ": " + why);
         };
         if (selfTune) {  // plain `pace`: what the self-tuning pace would run on this run's measurements
-            auto tuned = selfTunedPace(*row.input, config, false, item.whatIf, options);
+            auto tuned = selfTunedPace(*row.input, config, item.whatIf, options);
             if (!tuned.ok()) return failed(tuned.message());
             row.config = tuned.value().settings.policy;
             row.settings = describeSettings(tuned.value().settings);

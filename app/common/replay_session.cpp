@@ -1,6 +1,9 @@
 #include "app/common/replay_session.h"
 
 #include "app/common/bounded_json.h"
+#include "app/common/experiment.h"
+#include "app/common/experiment_tuning.h"
+#include "app/common/policy_json.h"
 #include "app/common/trace_conversion.h"
 #include "app/common/tuned_settings.h"
 #include "engine/planning/self_tune.h"
@@ -74,6 +77,16 @@ std::string experimentKeyOf(const profiler::RunSummary& run, const nlohmann::jso
     return key.dump();
 }
 
+// What a run's stored experiment (the resolved copy its workers read) fixes of a self-tuning pace; nothing where
+// it does not parse, and then replay's pace chooses everything, as for an imported trace.
+std::optional<engine::TuneRequest> fixedByStoredExperiment(const nlohmann::json& stored) {
+    std::string ignored;
+    const std::optional<Experiment> e = parseExperiment(stored, "", &ignored);
+    engine::PolicyConfig policy;
+    if (!e || !policyConfigFromJson(e->policy, &policy, &ignored)) return std::nullopt;
+    return fixedByExperiment(*e, policy);
+}
+
 }  // namespace
 
 engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrace> trace,
@@ -106,10 +119,7 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     in.hostMemory = summary.backend == "cpu";
     if (experiment.is_object()) {
         in.experimentName = experiment.value("name", std::string());
-        if (auto o = experiment.find("order"); o != experiment.end() && o->is_string())
-            in.planOrderGiven = o->get<std::string>() == "plan";
-        if (auto c = experiment.find("channels"); c != experiment.end() && c->is_number_integer())
-            in.channelsGiven = std::clamp(c->get<int>(), 1, 16);
+        in.experimentFixes = fixedByStoredExperiment(experiment);
     }
     in.experimentKey = experimentKeyOf(summary, experiment);
     in.experimentJson = summary.experiment_json;
@@ -158,7 +168,7 @@ engine::TunedPace recordedTuning(const ReplayInput& input, const engine::Schedul
     return t;
 }
 
-engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::TunedPace& tuned,
+engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::TunedPace& tuned, bool chosen,
                                       const engine::WhatIf& whatIf, const engine::SimOptions& options) {
     // The band: each kept iteration of the run replayed as the tuned pace would run it (its order, channels and
     // the what-if), as every other replay of the run gets one.
@@ -180,7 +190,7 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
     out.settings.policy = tuned.policy;
     out.settings.plan_order = tuned.plan_order;
     out.settings.channels = tuned.channels;
-    out.settings.tuned = true;
+    out.settings.tuned = chosen;
     out.settings.predicted_ms = r.value().sim.figures.iter_ms;
     out.result = std::move(r).value();
     out.workload = tuned.workload;
@@ -190,38 +200,40 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
 }  // namespace
 
 engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::PolicyConfig& config,
-                                        bool segmentFixed, const engine::WhatIf& whatIf,
-                                        const engine::SimOptions& options) {
+                                        const engine::WhatIf& whatIf, const engine::SimOptions& options) {
     // A run of the self-tuning pace already answers what it runs on this job: replay its recorded settings. Tuning
     // again on the run's steady iterations (other numbers than the warm-up it chose from) replayed another schedule
     // than the one measured: 18 self-tuned runs of the three samples at 1-10 Gb/s all re-tuned to other settings
     // (the small MLP: 2 channels where 4 had run). With a knob that changes the job, it tunes for that job.
-    if (input.tuned && !segmentFixed && asItRan(whatIf, input.workload.ranks)) {
+    if (input.tuned && asItRan(whatIf, input.workload.ranks)) {
         const engine::TunedPace recorded = recordedTuning(input, *input.tuned);
-        return replayTuned(input, recorded, whatIf, options);
+        return replayTuned(input, recorded, true, whatIf, options);
     }
-    engine::TuneRequest request;
-    request.policy = config;
-    request.policy.fusion_groups.clear();
-    request.segment_fixed = segmentFixed;
+    engine::TuneRequest request;  // without an experiment (an imported trace) everything is chosen
     request.host_memory = input.hostMemory;
-    request.observed_policy = input.observedConfig;
-    request.observed_ms = input.measuredIterMs;
-    if (input.planOrderGiven) {
-        request.order_fixed = true;
-        request.plan_order = *input.planOrderGiven;
-    }
-    if (input.channelsGiven) {
-        request.channels_fixed = true;
-        request.channels = *input.channelsGiven;
-    }
     if (!input.hostMemory) {  // NCCL keeps one channel of ours
         request.channels_fixed = true;
         request.channels = 1;
     }
+    if (input.experimentFixes) request = *input.experimentFixes;
+    engine::PolicyConfig policy = config;
+    if (request.segment_fixed) policy.segment_bytes = request.policy.segment_bytes;
+    if (request.fusion_fixed) {
+        policy.fusion_groups = request.policy.fusion_groups;
+        policy.fuse_below_bytes = request.policy.fuse_below_bytes;
+    } else {
+        policy.fusion_groups.clear();
+    }
+    request.policy = policy;
+    // Where the experiment left nothing to choose, its settings are replayed as they are, on the cost as fitted:
+    // charging the run's unexplained time to each call (calibratePerCallCost) is part of choosing, and a fixed
+    // schedule is replayed as every other policy is.
+    const bool chooses = engine::wantsSelfTune(request);
+    request.observed_policy = input.observedConfig;
+    request.observed_ms = chooses ? input.measuredIterMs : 0;
     auto tuned = engine::tunePace(input.workload, input.cost, request, whatIf);
     if (!tuned.ok()) return tuned.status();
-    return replayTuned(input, tuned.value(), whatIf, options);
+    return replayTuned(input, tuned.value(), chooses, whatIf, options);
 }
 
 engine::Result<ReplaySession> ReplaySession::openRun(const std::string& project, std::int64_t runId) {

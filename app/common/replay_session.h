@@ -7,6 +7,7 @@
 #pragma once
 
 #include "engine/planning/schedule.h"
+#include "engine/planning/self_tune.h"
 #include "engine/policy_config.h"
 #include "engine/replay/replay.h"
 #include "engine/sim/workload.h"
@@ -40,9 +41,9 @@ struct ReplayInput {
     std::string experimentJson;       // the run's stored experiment (what "run this schedule" starts from)
     std::optional<engine::Schedule> tuned;  // the settings a self-tuning pace chose for the run
     bool hostMemory = false;          // CPU ranks: dynamic order hears readiness one unit late, channels possible
-    // The run's experiment set these: a pace captured from it would keep them, so its self-tuning replay does too.
-    std::optional<bool> planOrderGiven;
-    std::optional<int> channelsGiven;
+    // What the run's experiment fixes of a self-tuning pace, read as the worker reads it (fixedByExperiment): a
+    // pace captured from it keeps those settings, so replay's plain `pace` does too. None without an experiment.
+    std::optional<engine::TuneRequest> experimentFixes;
 };
 
 // A stored run: one check, one open, one read of the project (runId 0 = the latest).
@@ -55,16 +56,16 @@ engine::Result<ReplayInput> loadModelInput(const std::string& nameOrFile, double
                                            const std::vector<std::string>& zooDirs);
 
 // `pace` without settings chooses its own, as the worker would after warm-up: what the user fixed is kept
-// (channels given as a what-if, the order and channels the run's experiment set). Returns the chosen settings and
-// the replay under them.
+// (channels given as a what-if; the segment size, fusion, order and channels the run's experiment set), and where
+// the experiment fixed everything, its settings are replayed as they are (settings.tuned false). Returns the
+// settings and the replay under them.
 struct SelfTuned {
     engine::Schedule settings;
     engine::ReplayResult result;
     engine::Workload workload;  // as the chosen order runs it
 };
 engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::PolicyConfig& config,
-                                        bool segmentFixed, const engine::WhatIf& whatIf,
-                                        const engine::SimOptions& options = {});
+                                        const engine::WhatIf& whatIf, const engine::SimOptions& options = {});
 
 // One input kept for a series of replays.
 class ReplaySession {

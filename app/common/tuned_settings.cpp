@@ -61,7 +61,12 @@ std::string describeSettings(const engine::Schedule& s) {
                                           (s.channels == 1 ? " channel" : " channels")
                                     : std::string("dynamic order");
     text += ", " + formatSize(static_cast<std::int64_t>(s.policy.segment_bytes)) + " segments";
-    text += ", " + std::to_string(s.policy.fusion_groups.size()) + " fusion groups";
+    if (!s.policy.fusion_groups.empty())
+        text += ", " + std::to_string(s.policy.fusion_groups.size()) + " fusion groups";
+    else if (s.policy.fuse_below_bytes > 0)  // the documented greedy fusion (a segment size given keeps it)
+        text += ", fused below " + formatSize(static_cast<std::int64_t>(s.policy.fuse_below_bytes));
+    else
+        text += ", no fusion";
     return text;
 }
 

@@ -20,7 +20,7 @@ std::vector<std::pair<std::string, double>> tuningMetrics(const engine::Schedule
 std::optional<engine::Schedule> tuningFromMetrics(const std::map<std::string, double>& metrics,
                                                   const engine::PolicyConfig& base);
 
-// One short line: "plan order, 2 channels, 1 MiB segments, 3 fusion groups".
+// One short line: "plan order, 2 channels, 1 MiB segments, 3 fusion groups" (or "fused below 64 KiB", "no fusion").
 std::string describeSettings(const engine::Schedule& schedule);
 
 }  // namespace pacer::app

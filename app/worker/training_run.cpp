@@ -1,6 +1,7 @@
 #include "app/worker/training_run.h"
 
 #include "app/common/experiment.h"
+#include "app/common/experiment_tuning.h"
 #include "app/common/policy_json.h"
 #include "app/common/tuned_settings.h"
 #include "app/worker/progress.h"
@@ -60,19 +61,9 @@ struct Setup {
 // Self-tuning needs a steady warm-up iteration beyond the first (which pays for allocation and cold caches).
 constexpr int kWarmupToTune = 2;
 
-engine::ScheduleRequest scheduleRequest(const app::Experiment& e, const engine::PolicyConfig& policy, bool gpu) {
+engine::ScheduleRequest scheduleRequest(const app::Experiment& e, const engine::PolicyConfig& policy) {
     engine::ScheduleRequest r;
-    r.tune.policy = policy;
-    // A segment size given fixes the schedule's granularity: pace then keeps its documented fusion (greedy below
-    // fuse_below_bytes, or the groups given) and chooses only the order and channels left open.
-    r.tune.segment_fixed = e.policy.contains("segment_bytes");
-    r.tune.fusion_fixed = r.tune.segment_fixed || e.policy.contains("fusion_groups") ||
-                          e.policy.contains("fuse_below_bytes");
-    r.tune.order_fixed = e.orderGiven;
-    r.tune.plan_order = e.order == "plan";
-    r.tune.channels_fixed = e.channelsGiven || gpu;
-    r.tune.channels = e.channels;
-    r.tune.host_memory = !gpu;
+    r.tune = app::fixedByExperiment(e, policy);
     r.self_tune = engine::wantsSelfTune(r.tune) && e.warmupIterations >= kWarmupToTune;
     return r;
 }
@@ -92,7 +83,7 @@ Setup loadSetup(const WorkerOptions& o) {
         throw UsageError(std::string("model: ") + e.what());
     }
     if (!app::policyConfigFromJson(s.experiment.policy, &s.policy, &error)) throw UsageError(error);
-    s.schedule = scheduleRequest(s.experiment, s.policy, s.experiment.backend == "gpu");
+    s.schedule = scheduleRequest(s.experiment, s.policy);
     s.switchAfterWarmup = engine::switchesAfterWarmup(s.experiment.order == "plan", s.schedule.self_tune);
     if (s.experiment.backend == "gpu") {
         std::string why;

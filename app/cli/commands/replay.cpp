@@ -55,7 +55,7 @@ int runReplay(const Args& args) {
     // `pace` with no segment size and no search asked for: what the self-tuning pace would run.
     const bool selfTune = config.name == "pace" && !args.has("segment-bytes") && !args.flag("fusion-search");
     std::optional<app::SelfTuned> tuned;
-    if (selfTune) tuned = selfTunedPace(source, config, false, whatIf, iterations);
+    if (selfTune) tuned = selfTunedPace(source, config, whatIf, iterations);
     if (args.flag("fusion-search")) {
         auto fusion = engine::searchFusion(source.workload, source.cost, config, whatIf);
         if (!fusion.ok()) throw usageError(fusion.status().message());
@@ -68,7 +68,7 @@ int runReplay(const Args& args) {
     const engine::ReplayResult result = tuned ? tuned->result : replayOrThrow(source, config, whatIf, iterations);
     const int channels = tuned ? tuned->settings.channels
                                : (whatIf.channels > 0 ? whatIf.channels : source.workload.channels);
-    if (tuned)
+    if (tuned && tuned->settings.tuned)
         out["tuned"] = {{"order", tuned->settings.plan_order ? "plan" : "dynamic"},
                         {"channels", tuned->settings.channels},
                         {"segment_bytes", config.segment_bytes},
@@ -126,7 +126,9 @@ int runReplay(const Args& args) {
                     "outliers)\n", result.band.low_ms, result.band.high_ms, result.band.iteration_ms.size(),
                     source.setAside.size());
     if (source.measuredIterMs > 0) std::printf("measured (as captured)    %9.3f ms/iter\n", source.measuredIterMs);
-    if (tuned) std::printf("self-tuned pace: %s\n", app::describeSettings(tuned->settings).c_str());
+    if (tuned)
+        std::printf("%s: %s\n", tuned->settings.tuned ? "self-tuned pace" : "pace as the run's experiment sets it",
+                    app::describeSettings(tuned->settings).c_str());
     if (out.contains("fusion"))
         std::printf("fusion search: %zu groups, %.3f -> %.3f ms/iter\n", config.fusion_groups.size(),
                     out["fusion"]["before_ms"].get<double>(), out["fusion"]["after_ms"].get<double>());

@@ -67,11 +67,11 @@ engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base) {
     return base;
 }
 
-app::SelfTuned selfTunedPace(const app::ReplayInput& input, const engine::PolicyConfig& config, bool segmentFixed,
+app::SelfTuned selfTunedPace(const app::ReplayInput& input, const engine::PolicyConfig& config,
                              const engine::WhatIf& whatIf, int iterations) {
     engine::SimOptions options;
     if (iterations > 0) options.iterations = iterations;
-    auto tuned = app::selfTunedPace(input, config, segmentFixed, whatIf, options);
+    auto tuned = app::selfTunedPace(input, config, whatIf, options);
     if (!tuned.ok()) throw usageError(tuned.message());
     return std::move(tuned).value();
 }

@@ -21,7 +21,7 @@ engine::WhatIf whatIfFrom(const Args& args);        // --ranks --link-gbps --lin
 engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base);
 nlohmann::json figuresJson(const engine::SimFigures& f);
 // app::selfTunedPace, its refusal a usage error.
-app::SelfTuned selfTunedPace(const app::ReplayInput& input, const engine::PolicyConfig& config, bool segmentFixed,
+app::SelfTuned selfTunedPace(const app::ReplayInput& input, const engine::PolicyConfig& config,
                              const engine::WhatIf& whatIf, int iterations);
 // Where model-zoo profiles are looked for: $PACER_ZOO_PATH and ./samples/zoo (the engine's defaults), then the
 // samples of the source tree this program was built from.

@@ -49,17 +49,19 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
         observed.channels = std::clamp(channels->get<int>(), 1, 16);
 }
 
-// A run that switched after warm-up (plan order, self-tuned pace) ran another schedule before the switch (dynamic
-// order, one channel, the settings as given), and paid the new runtime's one-off costs just after it: replay
-// describes the run from its steady state on (engine::firstSteadyIteration), as its `iter_ms` does. A run too
-// short to have three steady iterations keeps everything.
+// Replay describes a run by the iterations its `iter_ms` averages (from engine::firstSteadyIteration on). Warm-up
+// iterations are not steady: the first ones pay for allocation and cold caches (on the samples at 2-10 Gb/s
+// iterations 1-4 took 1.3-3.5x the steady period), and they went into the fit and the band of a prediction that is
+// compared with a mean over the later ones. A run that switched after warm-up (plan order, self-tuned pace) also
+// ran another schedule before the switch (dynamic order, one channel, the settings as given) and paid the new
+// runtime's one-off costs just after it. A run too short to have three steady iterations keeps everything.
 void keepSteadyState(const nlohmann::json& experiment, bool selfTuned, engine::ObservedRun& observed) {
     if (!experiment.is_object()) return;
     const bool planOrder = experiment.value("order", nlohmann::json("dynamic")) == "plan";
     const auto warmup = experiment.find("warmup_iterations");
-    if (!engine::switchesAfterWarmup(planOrder, selfTuned) || warmup == experiment.end() || !warmup->is_number_integer())
-        return;
-    const int first = engine::firstSteadyIteration(warmup->get<int>(), true);
+    if (warmup == experiment.end() || !warmup->is_number_integer()) return;
+    const int first =
+        engine::firstSteadyIteration(warmup->get<int>(), engine::switchesAfterWarmup(planOrder, selfTuned));
     std::set<int> steady;
     for (const engine::ObservedSpan& s : observed.spans)
         if (s.iteration >= first) steady.insert(s.iteration);

@@ -247,6 +247,8 @@ void ScheduleEditorDock::showOutcome(const ReplayOutcome& o) {
                     .arg(o.band.low_ms, 0, 'f', 3)
                     .arg(o.band.high_ms, 0, 'f', 3)
                     .arg(o.band.iteration_ms.size());
+    if (f.stall_ms > 0)  // engine::Workload::stall_ns: no schedule removes it, so say how much of the time it is
+        text += tr("<br>of which %1 ms the run's stalls (iterations set aside as outliers)").arg(f.stall_ms, 0, 'f', 3);
     if (o.measuredIterMs > 0)
         text += tr("<br>measured %1 ms: %2%3%")
                     .arg(o.measuredIterMs, 0, 'f', 3)

@@ -734,6 +734,31 @@ Result<double> observedIterationMs(const ObservedRun& run) {
     return worst / 1e6;
 }
 
+namespace {
+
+// What the set-aside iterations added to the mean iteration time, per iteration (Workload::stall_ns): their excess
+// over the kept iterations' mean, spread over all. The last iteration drains the link, and a run's iter_ms leaves
+// its period out, so it is left out here too. Never negative: an unusually fast iteration is no stall.
+Nanos stallNanos(const std::map<int, double>& observedMs, const std::vector<int>& setAside, int lastIteration) {
+    double keptSum = 0, asideSum = 0;
+    int kept = 0, aside = 0;
+    for (const auto& [iteration, ms] : observedMs) {
+        if (iteration == lastIteration) continue;
+        if (std::binary_search(setAside.begin(), setAside.end(), iteration)) {
+            asideSum += ms;
+            ++aside;
+        } else {
+            keptSum += ms;
+            ++kept;
+        }
+    }
+    if (kept == 0 || aside == 0) return 0;
+    const double excessMs = asideSum - aside * (keptSum / kept);
+    return static_cast<Nanos>(std::llround(std::max(0.0, excessMs) / (kept + aside) * 1e6));
+}
+
+}  // namespace
+
 Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
     if (Status s = validateRun(run); !s.ok()) return s;
     // The steady iterations and their observed times: the slowest rank's Iteration span, or, in a trace without
@@ -785,6 +810,7 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
     for (const ObservedSpan& s : run.spans)
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
             lastIteration = std::max(lastIteration, s.iteration);
+    model.workload.stall_ns = stallNanos(observed, model.set_aside, lastIteration);
     for (int iteration : kept) {
         if (iteration == lastIteration && kept.size() > 1) continue;
         auto w = extractWorkload(run, {iteration});

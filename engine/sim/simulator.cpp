@@ -578,13 +578,15 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     const double commNs = busy(linkBusy, lo, hi);
     const double hiddenNs = intersection(computeBusy, linkBusy, lo, hi);
     SimFigures& f = result.figures;
-    f.iter_ms = toMs(static_cast<double>(hi - lo)) / periods;
+    // The source run's stalls (Workload::stall_ns) lengthen the period and the bound alike, as idle time.
+    f.stall_ms = toMs(static_cast<double>(w.stall_ns));
+    f.iter_ms = toMs(static_cast<double>(hi - lo)) / periods + f.stall_ms;
     f.compute_ms = toMs(computeNs) / periods;
     f.comm_ms = toMs(commNs) / periods;
     f.overlap = commNs > 0 ? hiddenNs / commNs : 1.0;
     f.exposed_comm_ms = toMs(commNs - hiddenNs) / periods;
     f.idle_ms = std::max(0.0, f.iter_ms - f.compute_ms - f.exposed_comm_ms);
-    f.lower_bound_ms = lowerBoundMs(w, cost);
+    f.lower_bound_ms = lowerBoundMs(w, cost) + f.stall_ms;
     if (leadIn > 0) {
         // The lead-in iterations go, and so do the updates they left for the first iteration kept (as a first
         // iteration has none).

@@ -54,6 +54,7 @@ struct SimFigures {
     double exposed_comm_ms = 0;  // comm_ms not hidden behind compute
     double idle_ms = 0;          // neither computing nor communicating: iter = compute + exposed + idle
     double lower_bound_ms = 0;   // no policy can do better on this workload and cost model (see simulator.cpp)
+    double stall_ms = 0;         // of iter_ms and idle_ms: the source run's stalls (Workload::stall_ns)
 };
 
 struct SimResult {

@@ -59,6 +59,11 @@ struct Workload {
     // Untraced compute after an iteration's last backward and before the next one (the next batch, the loss):
     // it delays the next forward, not the gradients, which are announced as each backward ends.
     Nanos tail_ns = 0;
+    // The machine's stalls in the run, per iteration on average: what its iterations set aside as outliers (a
+    // thread that lost its core for tens of ms) added to its mean period. Layer times and costs are fitted without
+    // those iterations; the run's measured mean includes them, and so will the mean of a run predicted from it. The
+    // simulator adds it to the period as idle time that no policy removes. 0 for a profile.
+    Nanos stall_ns = 0;
     // The runtime's dynamic mode on host memory carries the readiness flags of the next decision on each unit's
     // own collective, sampled when the unit starts: a gradient that becomes ready during a unit is heard one
     // decision later than with a round before every decision (engine/runtime.h).

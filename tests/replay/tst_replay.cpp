@@ -248,6 +248,25 @@ private slots:
         QCOMPARE(noisy.value().workload.layers[2].backward, truth.layers[2].backward);
         // Without setting it aside, the mean would carry a fifth of a second's worth of it.
         QVERIFY(extractWorkload(run).value().layers[2].backward > truth.layers[2].backward + 1'000'000);
+
+        // The stall is still part of the run's mean period, and of the mean of a run predicted from it: its 50 ms
+        // over the ten steady iterations a mean counts (1..10; the last drains the link), 5 ms per iteration, as
+        // idle time on top of the clean prediction and its bound.
+        QCOMPARE(clean.value().workload.stall_ns, Nanos{0});
+        QVERIFY2(qAbs(noisy.value().workload.stall_ns - 5'000'000) < 50'000,
+                 qPrintable(QString("stall %1 ns per iteration").arg(noisy.value().workload.stall_ns)));
+        Result<ReplayResult> stalled = replay(noisy.value().workload, noisy.value().cost, fifo, WhatIf{}, SimOptions{},
+                                              noisy.value().iterations);
+        QVERIFY(stalled.ok());
+        const SimFigures& f = stalled.value().sim.figures;
+        const SimFigures& c = r.value().sim.figures;
+        QCOMPARE(f.stall_ms, noisy.value().workload.stall_ns / 1e6);
+        QVERIFY(qAbs(f.iter_ms - (c.iter_ms + f.stall_ms)) < 1e-3);
+        QVERIFY(qAbs(f.lower_bound_ms - (c.lower_bound_ms + f.stall_ms)) < 1e-3);
+        QVERIFY(qAbs(f.compute_ms + f.exposed_comm_ms + f.idle_ms - f.iter_ms) < 1e-9);
+        // The band spans a run without the stall (its iterations, each replayed alone) and one with it.
+        QVERIFY(stalled.value().band.low_ms <= c.iter_ms + 1e-9);
+        QVERIFY(stalled.value().band.high_ms >= f.iter_ms - 1e-9);
     }
 
     // The band is for a mean over iterations that drift together (a loaded machine stays loaded for seconds): ten

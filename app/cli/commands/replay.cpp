@@ -28,8 +28,10 @@ engine::ReplayResult replayOrThrow(const app::ReplayInput& s, const engine::Poli
 }
 
 void printFigures(const char* label, const engine::SimFigures& f) {
-    std::printf("%-24s %9.3f ms/iter  (compute %.3f, comm %.3f, exposed comm %.3f, overlap %.0f%%, lower bound %.3f)\n",
+    std::printf("%-24s %9.3f ms/iter  (compute %.3f, comm %.3f, exposed comm %.3f, overlap %.0f%%, lower bound %.3f",
                 label, f.iter_ms, f.compute_ms, f.comm_ms, f.exposed_comm_ms, f.overlap * 100, f.lower_bound_ms);
+    if (f.stall_ms > 0) std::printf(", the run's stalls %.3f", f.stall_ms);
+    std::printf(")\n");
 }
 
 // The prediction and its band (when the source was a run) as JSON fields.

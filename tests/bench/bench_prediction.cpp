@@ -14,6 +14,9 @@
 // replay's median error at most half the policy-blind one. Wall-clock goals on a shared machine are not asserted:
 // the bench exits 0 whenever it could measure.
 //
+// Beside them it prints how far two runs of the same policy and cell, in different rounds, lie apart: the noise of
+// this machine that a prediction from one run cannot know of (a perfect predictor would be off by that much).
+//
 // Quick mode (CTest): the small sample at 1 Gb/s, fifo and ddp, 20 iterations of which 15 are measured (the
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the CNN sample at
 // 2.5 Gb/s, fifo and ddp, two policies far apart, so that the cross-policy goal has a pair to judge.
@@ -74,6 +77,17 @@ double capture(const QString& experiment, const QString& project, const QString&
 struct Tally {
     std::vector<double> self, cross, distinctCross, distinctBlind, widths;
     int inBand = 0, predictions = 0;
+    // Measured times of one cell and policy, one per round: how far two runs of the same schedule lie apart on
+    // this machine is the noise any prediction from one run inherits, printed beside the errors.
+    std::map<QString, std::vector<double>> repeats;
+    std::vector<double> repeatGaps() const {
+        std::vector<double> gaps;
+        for (const auto& [cell, times] : repeats)
+            for (std::size_t a = 0; a < times.size(); ++a)
+                for (std::size_t b = a + 1; b < times.size(); ++b)
+                    gaps.push_back(std::abs(times[a] - times[b]) / std::min(times[a], times[b]));
+        return gaps;
+    }
     void band(const Prediction& p, double measured) {
         ++predictions;
         inBand += p.covers(measured) ? 1 : 0;
@@ -158,6 +172,7 @@ int main(int argc, char** argv) {
                     if (!self.ok() || !cross.ok()) return 1;
                     const double selfErr = (self.ms - measured) / measured, crossErr = (cross.ms - measured) / measured;
                     const double blindErr = (fifoMs - measured) / measured;
+                    tally.repeats[QString("%1 %2 %3").arg(name).arg(gbps).arg(policy)].push_back(measured);
                     tally.self.push_back(std::abs(selfErr));
                     tally.band(self, measured);
                     if (policy != "fifo") {
@@ -214,6 +229,10 @@ int main(int argc, char** argv) {
     std::printf("band: measured inside in %d of %d predictions (%.0f%%), median width %.1f%% of the prediction\n",
                 tally.inBand, tally.predictions, tally.predictions ? 100.0 * tally.inBand / tally.predictions : 0.0,
                 100 * median(tally.widths));
+    if (const std::vector<double> gaps = tally.repeatGaps(); !gaps.empty())
+        std::printf("repeats: one policy's runs of a cell in different rounds differ by median %.1f%%, worst %.1f%% "
+                    "over %zu pairs (a prediction from one run inherits that noise)\n",
+                    100 * median(gaps), 100 * worst(gaps), gaps.size());
     std::printf("load average after: %s\n", qPrintable(loadAverage()));
     const std::vector<std::string> missed = judge(tally);
     for (const std::string& m : missed) std::printf("goal missed: %s\n", m.c_str());

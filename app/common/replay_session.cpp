@@ -211,13 +211,15 @@ engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::
         const engine::TunedPace recorded = recordedTuning(input, *input.tuned);
         return replayTuned(input, recorded, true, whatIf, options);
     }
-    engine::TuneRequest request;  // without an experiment (an imported trace) everything is chosen
-    request.host_memory = input.hostMemory;
-    if (!input.hostMemory) {  // NCCL keeps one channel of ours
-        request.channels_fixed = true;
-        request.channels = 1;
+    // What the run's experiment fixed; without one (an imported trace) everything is chosen, but NCCL keeps one
+    // channel of ours.
+    engine::TuneRequest request;
+    if (input.experimentFixes) {
+        request = *input.experimentFixes;
+    } else {
+        request.host_memory = input.hostMemory;
+        request.channels_fixed = !input.hostMemory;
     }
-    if (input.experimentFixes) request = *input.experimentFixes;
     engine::PolicyConfig policy = config;
     if (request.segment_fixed) policy.segment_bytes = request.policy.segment_bytes;
     if (request.fusion_fixed) {

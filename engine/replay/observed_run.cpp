@@ -740,21 +740,14 @@ namespace {
 // over the kept iterations' mean, spread over all. The last iteration drains the link, and a run's iter_ms leaves
 // its period out, so it is left out here too. Never negative: an unusually fast iteration is no stall.
 Nanos stallNanos(const std::map<int, double>& observedMs, const std::vector<int>& setAside, int lastIteration) {
-    double keptSum = 0, asideSum = 0;
-    int kept = 0, aside = 0;
-    for (const auto& [iteration, ms] : observedMs) {
-        if (iteration == lastIteration) continue;
-        if (std::binary_search(setAside.begin(), setAside.end(), iteration)) {
-            asideSum += ms;
-            ++aside;
-        } else {
-            keptSum += ms;
-            ++kept;
-        }
-    }
-    if (kept == 0 || aside == 0) return 0;
-    const double excessMs = asideSum - aside * (keptSum / kept);
-    return static_cast<Nanos>(std::llround(std::max(0.0, excessMs) / (kept + aside) * 1e6));
+    std::vector<double> kept, aside;
+    for (const auto& [iteration, ms] : observedMs)
+        if (iteration != lastIteration)
+            (std::binary_search(setAside.begin(), setAside.end(), iteration) ? aside : kept).push_back(ms);
+    if (kept.empty() || aside.empty()) return 0;
+    const double excessMs = (mean(aside) - mean(kept)) * static_cast<double>(aside.size());
+    const double steady = static_cast<double>(kept.size() + aside.size());
+    return static_cast<Nanos>(std::llround(std::max(0.0, excessMs) / steady * 1e6));
 }
 
 }  // namespace

@@ -240,6 +240,8 @@ SizeMeans busyStretches(const CollectiveSpans& spans) {
 
 // A message size far off the fitted line stays in the cost table only if it was seen at least this often.
 constexpr double kTableMinCount = 3;
+// The riders' sizes draw a line of their own only when the largest is at least this many times the smallest.
+constexpr double kLineSpread = 2;
 
 // The line through the origin that best fits per-size mean times (weight = the size's count): all of it per byte.
 CostModel throughOrigin(const std::map<double, std::pair<double, double>>& bySize) {
@@ -661,7 +663,15 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     const std::set<CollectiveKey> rounds = run.channels == 1 ? chosenByARound(run, latest) : std::set<CollectiveKey>{};
     double roundCost = 0;
     if (run.readiness_rides_on_units && run.channels == 1) {
-        const SizeMeans riders = meansBySize(latest, [&](const CollectiveKey& k) { return rounds.count(k) == 0; });
+        SizeMeans riders = meansBySize(latest, [&](const CollectiveKey& k) { return rounds.count(k) == 0; });
+        // A size that rode once or twice in a run says little: a BytesScheduler run of the small MLP whose 512 KiB
+        // partition rode twice, both times descheduled (8 ms against its usual 2), drew the riders' line at 1 Gb/s
+        // on a 2.5 Gb/s link (replayed 121% too slow). As in the table (kTableMinCount), such sizes keep their own
+        // means. (An estimate from one or two iterations, for the band, keeps what it saw.)
+        std::set<int> iterations;
+        for (const auto& [key, span] : latest) iterations.insert(std::get<0>(key));
+        const double fewest = std::min(kTableMinCount, static_cast<double>(iterations.size()));
+        std::erase_if(riders, [&](const auto& entry) { return entry.second.second < fewest; });
         if (!riders.empty()) {
             CostModel byRiders = fitWeighted(riders);
             for (const auto& [x, v] : riders) byRiders.measured.emplace_back(x, v.first / v.second);
@@ -669,7 +679,9 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
             // size by that one (a self-tuned CNN run whose riders were all 148 KiB priced its 1 MiB segments at
             // 12.6 ms, three times their time, and was replayed 53% too slow). Then the round is measured at the
             // riders' size only, and sizes no unit rode at keep their own means less the round.
-            const bool line = riders.size() >= 2;
+            // Nor do sizes that lie close together make a line: two sizes 4% apart (a 257 KiB and a 267 KiB
+            // partition) gave a slope of 0 and all of the cost fixed (replayed 11% too fast).
+            const bool line = riders.size() >= 2 && riders.rbegin()->first >= kLineSpread * riders.begin()->first;
             double sum = 0, count = 0;
             for (const CollectiveKey& k : rounds) {
                 const double bytes = static_cast<double>(std::get<3>(k));

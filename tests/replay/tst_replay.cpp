@@ -527,6 +527,52 @@ private slots:
         QCOMPARE(c.value().at(4000), onLine(4000));
     }
 
+    // Units that rode on the one before them give the per-call line only from sizes that make one. Per iteration
+    // (1..6) a unit chosen by a round (its 1000 ns in its span) and a 4000-byte rider, all on the line 1000 +
+    // 0.25 ns/B. "sparse": in two iterations a 1 MiB partition also rode, descheduled both times (8 ms); the other
+    // iterations' 1 MiB units came by rounds, on the line. Drawn through the riders, the line priced 1 MiB at
+    // about 8 ms (a BytesScheduler run replayed 121% too slow). "close": the riders are 4000 and 4160 bytes, the
+    // larger a little faster by noise; the line through them was flat, every byte free (one replayed 11% too fast).
+    void ridersDrawTheLineOnlyFromSizesThatMakeOne_data() {
+        QTest::addColumn<bool>("sparse");
+        QTest::newRow("a size that rode twice") << true;
+        QTest::newRow("sizes 4% apart") << false;
+    }
+    void ridersDrawTheLineOnlyFromSizesThatMakeOne() {
+        QFETCH(bool, sparse);
+        ObservedRun run = twoTensorRun();
+        auto onLine = [](std::int64_t bytes) { return static_cast<Nanos>(1000 + 0.25 * static_cast<double>(bytes)); };
+        constexpr std::int64_t kMiB = std::int64_t{1} << 20;
+        for (int it = 1; it <= 6; ++it)
+            for (int rank = 0; rank < 2; ++rank) {
+                Nanos t = it * 100'000'000;
+                int segment = 0;
+                auto add = [&](std::int64_t bytes, Nanos duration) {
+                    ObservedSpan c = comm(rank, it, 0, bytes, t, duration);
+                    c.segment = segment++;
+                    run.spans.push_back(c);
+                    t += duration + 10'000;
+                };
+                const bool twice = sparse && it <= 2;
+                add(twice ? 4000 : kMiB, onLine(twice ? 4000 : kMiB) + 1000);  // chosen by a round
+                if (sparse) {
+                    add(4000, onLine(4000));
+                    if (twice) add(kMiB, 8'000'000);
+                } else {
+                    add(it % 2 ? 4000 : 4160, it % 2 ? onLine(4000) : onLine(4000) - 10);
+                }
+            }
+        Result<CostModel> c = fitCostModel(run);
+        QVERIFY2(c.ok(), c.status().message().c_str());
+        const Nanos mib = c.value().at(static_cast<std::size_t>(kMiB));
+        qInfo("1 MiB priced at %lld ns (on the line %lld), %.3f ns/B", static_cast<long long>(mib),
+              static_cast<long long>(onLine(kMiB)), c.value().ns_per_byte);
+        // Its collectives' mean (those of the rounds less the round, and the two descheduled) bounds it above.
+        QVERIFY2(mib <= (4 * onLine(kMiB) + 2 * 8'000'000) / 6, qPrintable(QString::number(mib)));
+        QVERIFY2(mib >= onLine(kMiB) / 2, qPrintable(QString::number(mib)));
+        QVERIFY2(c.value().ns_per_byte > 0.1, qPrintable(QString::number(c.value().ns_per_byte)));
+    }
+
     // With several channels a collective that overlapped another also waited for its bytes; a size's collectives
     // that ran alone are what it costs (the simulator adds the queueing). Per iteration: two 4000-byte units in
     // flight together (3000 ns each), then one alone (2000 ns).

@@ -26,9 +26,11 @@
 #include "engine/trace_sink.h"
 #include "engine/transport/transport.h"
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -94,6 +96,9 @@ private:
     void fail(Status error);
     Nanos clockNs() const;
 
+    // Dynamic order: bounds on this rank's steady clock minus rank 0's from the agreement rounds of the last
+    // iteration and of this one (comm thread only; runDynamicIteration).
+    std::array<Nanos, 2> rank0ToLocal_{std::numeric_limits<Nanos>::max(), std::numeric_limits<Nanos>::max()};
     Transport& transport_;
     std::unique_ptr<Policy> policy_;
     std::vector<TensorInfo> tensors_;

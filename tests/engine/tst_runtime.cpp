@@ -418,6 +418,49 @@ private slots:
         }
     }
 
+    // Horovod's ticks keep their cycle when a peer's news comes late. The policy's clock is rank 0's; a rank that
+    // counted the wait from the end of the round that decided (as the runtime did) slept that much past every tick:
+    // 0.25 ms of each 1 ms cycle on the small MLP here. Cycle 100 ms, one gradient per rank. Iteration 0: rank 0
+    // announces 60 ms after rank 1 (so rank 1 sees a round that rank 0 entered last); iteration 1: rank 1 announces
+    // 60 ms after rank 0. The unit of iteration 1 is due 100 ms after rank 0's news and is over well before 160 ms,
+    // the end it had when the wait counted from the round's end.
+    void horovodTicksKeepTheirCycleWhenAPeerIsLate() {
+        auto* transports = group(2);
+        QVERIFY(transports);
+        const auto tensors = makeTensors({100});
+        PolicyConfig config;
+        config.name = "horovod";
+        config.cycle_ns = 100'000'000;
+        std::vector<RecordingSink> sinks(2);
+        std::vector<Nanos> newsAt(2);
+        auto steadyNs = [] { return static_cast<Nanos>(std::chrono::steady_clock::now().time_since_epoch().count()); };
+        const auto results = onEveryRank(2, [&](int r) -> Status {
+            auto p = makePolicy(config, tensors);
+            if (!p.ok()) return p.status();
+            std::vector<float> g(100, 1.0f);
+            RuntimeOptions options;
+            options.timeout = std::chrono::milliseconds(10000);
+            Runtime runtime(*(*transports)[r], std::move(p.value()), tensors, {g.data()}, options, &sinks[r]);
+            for (int it = 0; it < 2; ++it) {
+                PACER_RETURN_IF_ERROR(runtime.beginIteration(it));
+                const int late = it == 0 ? 0 : 1;
+                if (r == late) std::this_thread::sleep_for(std::chrono::milliseconds(60));
+                if (it == 1) newsAt[r] = steadyNs();
+                runtime.gradientReady(0);
+                PACER_RETURN_IF_ERROR(runtime.waitAll());
+            }
+            return g[0] == 4.0f ? Status::success() : Status::error("wrong sum " + std::to_string(g[0]));
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        const auto events = sinks[0].events();
+        QCOMPARE(events.size(), std::size_t{2});
+        const double endMs = static_cast<double>(events.back().end - newsAt[0]) / 1e6;
+        qInfo("iteration 1's unit over %.1f ms after rank 0's news (due at 100, rank 1's news at %.1f)", endMs,
+              static_cast<double>(newsAt[1] - newsAt[0]) / 1e6);
+        QVERIFY2(endMs >= 100, qPrintable(QString::number(endMs)));
+        QVERIFY2(endMs < 140, qPrintable(QString::number(endMs)));
+    }
+
     void ddpKeepsItsBarrier() {
         // Under ddp, waitReduced of a tensor whose bucket is done still waits for the whole iteration: it may only
         // return after the last gradient (tensor 0, in the last bucket) has been announced.

@@ -664,7 +664,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     double roundCost = 0;
     if (run.readiness_rides_on_units && run.channels == 1) {
         SizeMeans riders = meansBySize(latest, [&](const CollectiveKey& k) { return rounds.count(k) == 0; });
-        // A size that rode once or twice in a run says little: a BytesScheduler run of the small MLP whose 512 KiB
+        // A size that rode once or twice in a run says little: a BytesScheduler run of the small MLP whose 514 KiB
         // partition rode twice, both times descheduled (8 ms against its usual 2), drew the riders' line at 1 Gb/s
         // on a 2.5 Gb/s link (replayed 121% too slow). As in the table (kTableMinCount), such sizes keep their own
         // means. (An estimate from one or two iterations, for the band, keeps what it saw.)

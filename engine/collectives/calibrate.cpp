@@ -19,6 +19,7 @@ Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, 
     for (const PairedTimes& t : timings) {
         if (t.nativeNs.size() != t.algorithmNs.size() || t.nativeNs.empty())
             return Status::error("calibrating the link: " + algorithmName(t.algorithm) + " has unpaired timings");
+        if (t.derived) continue;  // its native calls are another candidate's
         auto& calls = nativeCalls[t.bytes];
         calls.insert(calls.end(), t.nativeNs.begin(), t.nativeNs.end());
     }
@@ -39,7 +40,7 @@ Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, 
         const double slowest = s.known() && s.low > 0 ? native / s.low : std::max(ns, native);
         points[t.algorithm].emplace_back(t.bytes, ns);
         upper[t.algorithm].emplace_back(t.bytes, slowest);
-        modelled.push_back({t.algorithm, t.ranks, t.bytes, ns});
+        if (!t.derived) modelled.push_back({t.algorithm, t.ranks, t.bytes, ns});
     }
     auto fitted = fitLinkParams(modelled, topology);
     if (!fitted.ok()) return Status::error("calibrating the link: " + fitted.message());
@@ -50,6 +51,22 @@ Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, 
         fitted->measured.push_back({algorithm, p, u});
     }
     return fitted;
+}
+
+std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, double bytes) {
+    const std::vector<Algorithm> candidates = candidateAlgorithms(ranks, topology);
+    if (bytes < static_cast<double>(kBandwidthBoundBytes)) return candidates;
+    const LinkParams perByte{0, 1, 0};  // the formulas' bytes on the critical path, nothing else
+    double least = 0;
+    std::vector<double> costs;
+    for (Algorithm a : candidates) {
+        costs.push_back(allreduceCostNs(a, ranks, topology, bytes, perByte));
+        least = costs.size() == 1 ? costs.back() : std::min(least, costs.back());
+    }
+    std::vector<Algorithm> kept;
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+        if (costs[c] <= kLargestPointReach * least) kept.push_back(candidates[c]);
+    return kept;
 }
 
 Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& topology, int channel,
@@ -66,9 +83,19 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         largest = std::max(largest, p.bytes);
     }
     std::vector<float> data(largest / sizeof(float), 1.0f);
+    // The candidates timed at a point and the pairs each gets there: at the largest point the bandwidth-optimal
+    // ones, with the pairs of those left out (the same calls in all).
+    auto plan = [&](const CalibrationPoint& p) {
+        if (p.bytes < largest) return std::make_pair(candidates, p.pairs);
+        std::vector<Algorithm> kept = timedAtLargestPoint(n, topology, static_cast<double>(p.bytes));
+        const int pairs = p.pairs * static_cast<int>(candidates.size()) / static_cast<int>(kept.size());
+        return std::make_pair(std::move(kept), pairs);
+    };
     // ns per call, [size][pair][candidate][native, candidate], summed over ranks below.
     std::vector<float> times;
-    for (const auto& [bytes, pairs] : points) {
+    for (const CalibrationPoint& point : points) {
+        const auto [here, pairs] = plan(point);
+        const std::size_t bytes = point.bytes;
         const std::size_t count = bytes / sizeof(float);
         auto once = [&](Algorithm a) {
             return a == Algorithm::Native ? transport.allreduceOn(channel, data.data(), count)
@@ -81,10 +108,10 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
             return Status::success();
         };
         PACER_RETURN_IF_ERROR(once(Algorithm::Native));  // warm-ups: each side's buffers exist before timing
-        for (Algorithm a : candidates) PACER_RETURN_IF_ERROR(once(a));
+        for (Algorithm a : here) PACER_RETURN_IF_ERROR(once(a));
         for (int pair = 0; pair < pairs; ++pair)
-            for (std::size_t c = 0; c < candidates.size(); ++c) {
-                const Algorithm a = candidates[(c + pair) % candidates.size()];  // the candidates take turns
+            for (std::size_t c = 0; c < here.size(); ++c) {
+                const Algorithm a = here[(c + pair) % here.size()];  // the candidates take turns
                 float nativeNs = 0, algorithmNs = 0;
                 if (pair % 2 == 0) {
                     PACER_RETURN_IF_ERROR(timed(Algorithm::Native, nativeNs));
@@ -100,15 +127,32 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
     PACER_RETURN_IF_ERROR(transport.allreduceOn(channel, times.data(), times.size()));
     std::vector<PairedTimes> timings;
     std::size_t i = 0;
-    for (const auto& [bytes, pairs] : points) {
+    for (const CalibrationPoint& point : points) {
+        const auto [here, pairs] = plan(point);
         const std::size_t first = timings.size();
-        for (Algorithm a : candidates) timings.push_back({a, n, static_cast<double>(bytes), {}, {}});
+        for (Algorithm a : here) timings.push_back({a, n, static_cast<double>(point.bytes), {}, {}});
         for (int pair = 0; pair < pairs; ++pair)
-            for (std::size_t c = 0; c < candidates.size(); ++c) {
-                PairedTimes& t = timings[first + (c + pair) % candidates.size()];
+            for (std::size_t c = 0; c < here.size(); ++c) {
+                PairedTimes& t = timings[first + (c + pair) % here.size()];
                 t.nativeNs.push_back(times[i++] / n);
                 t.algorithmNs.push_back(times[i++] / n);
             }
+        // A candidate left out here moves more bytes than the first one timed, by the formulas: its times are that
+        // one's scaled by the ratio of the two (extrapolated from its last point instead, it came out at no cost at
+        // all where its fit had no slope, and was chosen).
+        const double bytes = static_cast<double>(point.bytes);
+        const LinkParams perByte{0, 1, 0};
+        const PairedTimes timed = timings[first];
+        for (Algorithm a : candidates) {
+            if (std::find(here.begin(), here.end(), a) != here.end()) continue;
+            const double ratio = allreduceCostNs(a, n, topology, bytes, perByte) /
+                                 allreduceCostNs(timed.algorithm, n, topology, bytes, perByte);
+            PairedTimes scaled = timed;
+            scaled.algorithm = a;
+            scaled.derived = true;
+            for (double& ns : scaled.algorithmNs) ns *= ratio;
+            timings.push_back(std::move(scaled));
+        }
     }
     return linkFromCalibration(timings, topology);
 }

@@ -1,7 +1,8 @@
 // Fits α, β, γ on the ranks of a run, before the first collective that uses `auto`, and measures what auto chooses by.
 // At each size, every candidate algorithm (candidateAlgorithms) is timed in pairs against the transport's own
 // all-reduce (native): one call of each next to the other, which first alternating, the point's pairs per candidate
-// (9; 6 at the largest, 32 MiB), the candidates taking turns. The times are averaged over the ranks (one all-reduce on the transport),
+// (9; 6 at the largest, 32 MiB, where only the bandwidth-optimal candidates are timed, below), the candidates taking
+// turns. The times are averaged over the ranks (one all-reduce on the transport),
 // so every rank holds the same numbers and makes the same choice. Per candidate and size, the pairs' speed-ups
 // (native's time over the candidate's) give a median and a 95% interval for it (engine/median_interval.h). The link
 // keeps α, β, γ fitted over the candidates (for what was not measured) and each algorithm's measured times
@@ -50,6 +51,19 @@ std::vector<CalibrationPoint> calibrationPoints();
 // that wins a pair with probability p is taken with p^6 against p^9 + 9p^8(1-p), 0.53 against 0.77 at p = 0.9.
 constexpr int kLargestPointPairs = 6;
 
+// At the largest point, when it is large enough that the bytes decide (kBandwidthBoundBytes), only the candidates
+// whose bytes on the critical path are the least by the formulas (within kLargestPointReach) are timed there, each
+// with the pairs of those left out: on 4 ranks
+// ring and halving-doubling 9 pairs each instead of 6 with recursive doubling (which moves log2(4) = 2 vectors per
+// rank against 1.5), in the same time. A candidate that wins a pair with probability 0.9 is then taken with
+// probability 0.77 instead of 0.53. Where every candidate moves as many bytes (2 ranks), nothing changes. A
+// candidate left out there gets the times of the first one timed, scaled by the formulas' ratio of their bytes.
+constexpr double kLargestPointReach = 1.05;
+// From 16 MiB: the ring's 6 steps on 4 ranks cost about 0.3 ms there against 15-30 ms of transfer on loopback. At
+// 4 MiB recursive doubling (2 steps) still led the ring on 4 ranks in 8 of 12 calibrations (bench_collectives).
+constexpr std::size_t kBandwidthBoundBytes = std::size_t{16} << 20;
+std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, double bytes);
+
 // `points`: calibrationPoints(); others for the benchmark that weighs what a point costs (by increasing bytes).
 Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& topology, int channel = 0,
                                        const std::vector<CalibrationPoint>& points = calibrationPoints());
@@ -60,6 +74,8 @@ struct PairedTimes {
     int ranks = 2;
     double bytes = 0;
     std::vector<double> nativeNs, algorithmNs;
+    // Not timed: another candidate's times scaled by the formulas' bytes (the largest point; kept out of the fit).
+    bool derived = false;
 };
 
 // The link from calibration timings: each algorithm's measured (and upper) times as described at the top, and the

@@ -53,14 +53,22 @@ Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, 
     return fitted;
 }
 
+namespace {
+
+// The bytes an all-reduce moves on its critical path, by the formulas (their cost with 1 ns per byte, nothing else).
+double criticalPathBytes(Algorithm algorithm, int ranks, const Topology& topology, double bytes) {
+    return allreduceCostNs(algorithm, ranks, topology, bytes, LinkParams{0, 1, 0});
+}
+
+}  // namespace
+
 std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, double bytes) {
     const std::vector<Algorithm> candidates = candidateAlgorithms(ranks, topology);
     if (bytes < static_cast<double>(kBandwidthBoundBytes)) return candidates;
-    const LinkParams perByte{0, 1, 0};  // the formulas' bytes on the critical path, nothing else
     double least = 0;
     std::vector<double> costs;
     for (Algorithm a : candidates) {
-        costs.push_back(allreduceCostNs(a, ranks, topology, bytes, perByte));
+        costs.push_back(criticalPathBytes(a, ranks, topology, bytes));
         least = costs.size() == 1 ? costs.back() : std::min(least, costs.back());
     }
     std::vector<Algorithm> kept;
@@ -141,13 +149,12 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         // one's scaled by the ratio of the two (extrapolated from its last point instead, it came out at no cost at
         // all where its fit had no slope, and was chosen).
         const double bytes = static_cast<double>(point.bytes);
-        const LinkParams perByte{0, 1, 0};
-        const PairedTimes timed = timings[first];
+        const PairedTimes reference = timings[first];
         for (Algorithm a : candidates) {
             if (std::find(here.begin(), here.end(), a) != here.end()) continue;
-            const double ratio = allreduceCostNs(a, n, topology, bytes, perByte) /
-                                 allreduceCostNs(timed.algorithm, n, topology, bytes, perByte);
-            PairedTimes scaled = timed;
+            const double ratio = criticalPathBytes(a, n, topology, bytes) /
+                                 criticalPathBytes(reference.algorithm, n, topology, bytes);
+            PairedTimes scaled = reference;
             scaled.algorithm = a;
             scaled.derived = true;
             for (double& ns : scaled.algorithmNs) ns *= ratio;

@@ -53,14 +53,15 @@ constexpr int kLargestPointPairs = 6;
 
 // At the largest point, when it is large enough that the bytes decide (kBandwidthBoundBytes), only the candidates
 // whose bytes on the critical path are the least by the formulas (within kLargestPointReach) are timed there, each
-// with the pairs of those left out: on 4 ranks
-// ring and halving-doubling 9 pairs each instead of 6 with recursive doubling (which moves log2(4) = 2 vectors per
-// rank against 1.5), in the same time. A candidate that wins a pair with probability 0.9 is then taken with
-// probability 0.77 instead of 0.53. Where every candidate moves as many bytes (2 ranks), nothing changes. A
-// candidate left out there gets the times of the first one timed, scaled by the formulas' ratio of their bytes.
+// with the pairs of those left out: on 4 ranks ring and halving-doubling 9 pairs each instead of 6 with recursive
+// doubling (which moves log2(4) = 2 vectors per rank against 1.5), in the same time. A candidate that wins a pair
+// with probability 0.9 is then taken with probability 0.77 instead of 0.53. Where every candidate moves as many
+// bytes (2 ranks), nothing changes. A candidate left out there gets the times of the first one timed, scaled by the
+// formulas' ratio of their bytes.
 constexpr double kLargestPointReach = 1.05;
 // From 16 MiB: the ring's 6 steps on 4 ranks cost about 0.3 ms there against 15-30 ms of transfer on loopback. At
-// 4 MiB recursive doubling (2 steps) still led the ring on 4 ranks in 8 of 12 calibrations (bench_collectives).
+// 4 MiB recursive doubling (2 steps) still ran ahead of the ring on 4 ranks in 23 of 24 calibrations
+// (bench_collectives part 0, with 4 MiB the largest point).
 constexpr std::size_t kBandwidthBoundBytes = std::size_t{16} << 20;
 std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, double bytes);
 

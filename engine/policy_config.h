@@ -51,6 +51,10 @@ Result<std::unique_ptr<Policy>> makePolicy(const PolicyConfig& config, const std
 // The known names, in the order a user interface lists them.
 std::vector<std::string> policyNames();
 
+// Whether the named policy holds every unit back until a time of its own (Horovod's cycle), so that the time from
+// a gradient to its unit in a run of it is that hold, not the comm thread's wake-up (replay's dispatch latency).
+inline bool holdsUnitsUntilATick(const std::string& policy) { return policy == "horovod"; }
+
 // Default priority of a tensor: the order the next forward pass needs it, input side first. Ids are in forward
 // order, so this is the id (lower = sooner).
 inline int defaultPriority(const TensorInfo& tensor) { return tensor.id; }

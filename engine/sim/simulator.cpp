@@ -383,7 +383,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         // time, as the runtime drives it.
         ledger.beginIteration();
         for (int l = 0; l < numLayers; ++l) layerReduced[l] = 0;
-        policy.beginIteration(ready.front().time);
+        // The runtime begins the policy's iteration at the round that the first gradient's news starts, once the
+        // comm thread is awake (Horovod counts its ticks from there).
+        policy.beginIteration(ready.front().time + w.dispatch_ns);
         if (k == iterations - 1) lastIterationFirstUnit = result.events.size();
         std::size_t delivered = 0;
         Nanos now = std::max(linkFree, ready.front().time + w.dispatch_ns);
@@ -460,8 +462,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                          std::to_string(k) +
                                          ": all gradients are ready, it is not finished, and it "
                                          "sends nothing and names no wake time");
-                // A gradient's news reaches the idle link only after the communication thread wakes up.
-                now = nextTime == nextReady ? nextTime + w.dispatch_ns : nextTime;
+                // A gradient's news reaches the idle link only after the communication thread wakes up, and so does
+                // a policy's held work when its time comes (the thread sleeps until then).
+                now = nextTime + w.dispatch_ns;
                 deliverUntil(now);
                 afterRound = rides;
                 continue;

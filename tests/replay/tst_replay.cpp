@@ -344,6 +344,26 @@ private slots:
         QVERIFY(extractWorkload(run).value().dispatch_ns > 2 * clean.value().workload.dispatch_ns);
     }
 
+    // A Horovod run holds every unit until its cycle's tick, so the time from a gradient to its unit is mostly
+    // that hold, not the comm thread's wake-up: it gives no dispatch samples (a run of the small MLP gave 240-390 us
+    // against 10-30 us from fifo runs, and replay charges it at every wake-up, the ticks' included).
+    void horovodHoldsAreNoWakeUps() {
+        Workload truth = syntheticModel(6, 16'384, 50'000, 2'000'000);
+        truth.dispatch_ns = 30'000;
+        PolicyConfig horovod;
+        horovod.name = "horovod";
+        horovod.cycle_ns = 5'000'000;
+        Result<ReplayResult> captured = replay(truth, CostModel{100'000, 2.0, {}}, horovod, WhatIf{}, SimOptions{12, 1});
+        QVERIFY2(captured.ok(), captured.status().message().c_str());
+        const ObservedRun run = toObservedRun(truth, captured.value().sim, "horovod");
+        Result<ObservedModel> model = modelObservedRun(run);
+        QVERIFY2(model.ok(), model.status().message().c_str());
+        QCOMPARE(model.value().workload.dispatch_ns, Nanos{0});
+        ObservedRun asFifo = run;
+        asFifo.policy = "fifo";  // the same spans read as a policy that does not hold: the hold counts
+        QVERIFY(modelObservedRun(asFifo).value().workload.dispatch_ns > 100'000);
+    }
+
     void fitsLineThroughSlowestArrival() {
         // Rank 1 arrives late at every collective, so rank 0's spans include waiting; the shortest span of each
         // collective is the transfer. One wild outlier (a page fault) must not bend the line.

@@ -1,6 +1,7 @@
 // The simulator with the engine's real policies: hand-checked timings, the lower bound, determinism, what-if
 // monotonicity, dependencies across iterations, PyTorch's DDP bucketing, and errors for broken input.
 #include <QtTest>
+#include <algorithm>
 #include <map>
 
 #include "engine/policy_config.h"
@@ -125,6 +126,32 @@ private slots:
         QVERIFY2(r.ok(), r.status().message().c_str());
         QCOMPARE(r.value().iteration_starts, (std::vector<Nanos>{0, 1350, 2700, 4050, 5400}));
         QCOMPARE(r.value().figures.iter_ms, 1350e-6);
+    }
+
+    // Horovod's cycle as the runtime keeps it: the iteration begins with the round that the first gradient's news
+    // starts, once the comm thread is awake (dispatch_ns after l1's gradient at 400), and the tick a cycle later
+    // wakes the thread again (another dispatch_ns): the fused unit starts at 400 + 30 + 1000 + 30. Without the
+    // wake-ups (0) it starts on the tick, 1400. (Measured on the small MLP: 110 us between the first gradient plus a
+    // cycle and the unit, two wake-ups.)
+    void horovodTicksPayTheCommThreadsWakeUps_data() {
+        QTest::addColumn<Nanos>("dispatch");
+        QTest::newRow("wake-ups of 30 ns") << Nanos{30};
+        QTest::newRow("none") << Nanos{0};
+    }
+    void horovodTicksPayTheCommThreadsWakeUps() {
+        QFETCH(Nanos, dispatch);
+        Workload w = twoLayers();
+        w.dispatch_ns = dispatch;
+        PolicyConfig horovod;
+        horovod.name = "horovod";
+        horovod.cycle_ns = 1000;
+        Result<SimResult> r = simulateWith(w, horovod, CostModel{50, 0.1, {}}, SimOptions{2, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        const auto comm = std::find_if(r.value().events.begin(), r.value().events.end(),
+                                       [](const SimEvent& e) { return e.kind == SimEvent::Comm; });
+        QVERIFY(comm != r.value().events.end());
+        QCOMPARE(comm->unit.pieces.size(), std::size_t{2});  // both gradients in one fused unit
+        QCOMPARE(comm->start, 400 + dispatch + 1000 + dispatch);
     }
 
     // The tail after backward (the next batch) delays the next forward, not the gradients: with 100 ns of tail the

@@ -65,12 +65,9 @@ double criticalPathBytes(Algorithm algorithm, int ranks, const Topology& topolog
 std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, double bytes) {
     const std::vector<Algorithm> candidates = candidateAlgorithms(ranks, topology);
     if (bytes < static_cast<double>(kBandwidthBoundBytes)) return candidates;
-    double least = 0;
     std::vector<double> costs;
-    for (Algorithm a : candidates) {
-        costs.push_back(criticalPathBytes(a, ranks, topology, bytes));
-        least = costs.size() == 1 ? costs.back() : std::min(least, costs.back());
-    }
+    for (Algorithm a : candidates) costs.push_back(criticalPathBytes(a, ranks, topology, bytes));
+    const double least = *std::min_element(costs.begin(), costs.end());
     std::vector<Algorithm> kept;
     for (std::size_t c = 0; c < candidates.size(); ++c)
         if (costs[c] <= kLargestPointReach * least) kept.push_back(candidates[c]);
@@ -91,19 +88,23 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         largest = std::max(largest, p.bytes);
     }
     std::vector<float> data(largest / sizeof(float), 1.0f);
-    // The candidates timed at a point and the pairs each gets there: at the largest point the bandwidth-optimal
+    // Per point, the candidates timed there and the pairs each gets: at the largest point the bandwidth-optimal
     // ones, with the pairs of those left out (the same calls in all).
-    auto plan = [&](const CalibrationPoint& p) {
-        if (p.bytes < largest) return std::make_pair(candidates, p.pairs);
+    std::vector<std::pair<std::vector<Algorithm>, int>> plans;
+    for (const CalibrationPoint& p : points) {
+        if (p.bytes < largest) {
+            plans.emplace_back(candidates, p.pairs);
+            continue;
+        }
         std::vector<Algorithm> kept = timedAtLargestPoint(n, topology, static_cast<double>(p.bytes));
         const int pairs = p.pairs * static_cast<int>(candidates.size()) / static_cast<int>(kept.size());
-        return std::make_pair(std::move(kept), pairs);
-    };
+        plans.emplace_back(std::move(kept), pairs);
+    }
     // ns per call, [size][pair][candidate][native, candidate], summed over ranks below.
     std::vector<float> times;
-    for (const CalibrationPoint& point : points) {
-        const auto [here, pairs] = plan(point);
-        const std::size_t bytes = point.bytes;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        const auto& [here, pairs] = plans[k];
+        const std::size_t bytes = points[k].bytes;
         const std::size_t count = bytes / sizeof(float);
         auto once = [&](Algorithm a) {
             return a == Algorithm::Native ? transport.allreduceOn(channel, data.data(), count)
@@ -135,10 +136,11 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
     PACER_RETURN_IF_ERROR(transport.allreduceOn(channel, times.data(), times.size()));
     std::vector<PairedTimes> timings;
     std::size_t i = 0;
-    for (const CalibrationPoint& point : points) {
-        const auto [here, pairs] = plan(point);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        const auto& [here, pairs] = plans[k];
+        const double bytes = static_cast<double>(points[k].bytes);
         const std::size_t first = timings.size();
-        for (Algorithm a : here) timings.push_back({a, n, static_cast<double>(point.bytes), {}, {}});
+        for (Algorithm a : here) timings.push_back({a, n, bytes, {}, {}});
         for (int pair = 0; pair < pairs; ++pair)
             for (std::size_t c = 0; c < here.size(); ++c) {
                 PairedTimes& t = timings[first + (c + pair) % here.size()];
@@ -148,7 +150,6 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         // A candidate left out here moves more bytes than the first one timed, by the formulas: its times are that
         // one's scaled by the ratio of the two (extrapolated from its last point instead, it came out at no cost at
         // all where its fit had no slope, and was chosen).
-        const double bytes = static_cast<double>(point.bytes);
         const PairedTimes reference = timings[first];
         for (Algorithm a : candidates) {
             if (std::find(here.begin(), here.end(), a) != here.end()) continue;

@@ -385,10 +385,11 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         for (int l = 0; l < numLayers; ++l) layerReduced[l] = 0;
         // The runtime begins the policy's iteration at the round that the first gradient's news starts, once the
         // comm thread is awake (Horovod counts its ticks from there).
-        policy.beginIteration(ready.front().time + w.dispatch_ns);
+        const Nanos firstRound = ready.front().time + w.dispatch_ns;
+        policy.beginIteration(firstRound);
         if (k == iterations - 1) lastIterationFirstUnit = result.events.size();
         std::size_t delivered = 0;
-        Nanos now = std::max(linkFree, ready.front().time + w.dispatch_ns);
+        Nanos now = std::max(linkFree, firstRound);
         const std::int64_t maxSteps = kMaxStepsPerTensor * numTensors;
         std::int64_t steps = 0;
         auto deliverUntil = [&](Nanos until) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace pacer::app {
@@ -64,10 +65,19 @@ bool checkPolicy(const Experiment& e, std::string* error) {
 
 }  // namespace
 
+std::optional<bool> bindCoresSetting(const char* value, std::string* error) {
+    const std::string v = value ? value : "";
+    if (v.empty() || v == "cores") return true;
+    if (v == "none") return false;
+    *error = "PACER_BIND must be 'cores' or 'none', got '" + v + "'";
+    return std::nullopt;
+}
+
 std::optional<Experiment> resolveForLaunch(Experiment experiment, const ExperimentOverrides& overrides,
                                            std::string* error) {
     auto resolved = applyOverrides(std::move(experiment), overrides, error);
     if (!resolved || !checkModel(*resolved, error) || !checkPolicy(*resolved, error)) return std::nullopt;
+    if (!bindCoresSetting(std::getenv("PACER_BIND"), error)) return std::nullopt;
     return resolved;
 }
 

@@ -4,7 +4,8 @@
 //
 // On top of the experiment's own validation (experiment.cpp) this checks that the model is well formed and that its
 // ranks can hold it in this machine's memory, and that the policy settings are ones the engine accepts whatever the
-// model is. What depends on the model's tensors (manual priorities, fusion groups) is left to each worker.
+// model is, and the workers' settings from the environment (PACER_BIND). What depends on the model's tensors (manual
+// priorities, fusion groups) is left to each worker.
 #pragma once
 
 #include "app/common/experiment.h"
@@ -13,6 +14,11 @@
 #include <string>
 
 namespace pacer::app {
+
+// PACER_BIND, whether CPU ranks compute on cores of their own (kernels/cpu_binding.h): true for "cores" or unset,
+// false for "none", nullopt with *error set to one line for anything else. The worker reads it, the launcher
+// checks it first.
+std::optional<bool> bindCoresSetting(const char* value, std::string* error);
 
 // The experiment with the overrides applied, or nullopt with *error set to one line.
 std::optional<Experiment> resolveForLaunch(Experiment experiment, const ExperimentOverrides& overrides,

@@ -138,6 +138,7 @@ void RunLauncher::start(const Request& request) {
         env.insert("PACER_RANK", QString::number(r));
         env.insert("PACER_WORLD_SIZE", QString::number(ranks_));
         env.insert("PACER_LOCAL_RANK", QString::number(r));
+        env.insert("PACER_LOCAL_WORLD_SIZE", QString::number(ranks_));  // every rank on this host
         env.insert("PACER_RENDEZVOUS", runDir_ + "/rendezvous");
         env.insert("PACER_RUN_KEY", runKey);
         // One BLAS thread per rank unless the experiment says otherwise: ranks must not fight over cores.

@@ -13,6 +13,7 @@
 #include "engine/runtime.h"
 #include "engine/start_priority_launcher.h"
 #include "engine/transport/transport.h"
+#include "kernels/cpu_binding.h"
 #include "kernels/dataset.h"
 #include "kernels/device.h"
 #include "kernels/model.h"
@@ -353,9 +354,25 @@ private:
         (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
     }
 
+    // Each CPU rank of this node computes on cores of its own (kernels/cpu_binding.h), when every rank has some;
+    // the communication threads, started already, keep the whole mask. The run records the first core.
+    void bindCompute() {
+        if (s_.device != kernels::Device::Cpu || !o_.bindCores) return;
+        const std::vector<int> share = kernels::coreShare(kernels::allowedCpus(), o_.localRank, o_.localWorldSize,
+                                                          s_.experiment.threadsPerRank);
+        if (share.empty()) return;
+        std::string error;
+        if (!kernels::bindComputeThreads(share, &error)) {
+            progress_.note(error + "; computing wherever the scheduler puts this rank");  // slower, not wrong
+            return;
+        }
+        boundCpu_ = share.front();
+    }
+
     void loop() {
         const app::Experiment& e = s_.experiment;
         yieldToCommunication();
+        bindCompute();
         const int iterations = e.iterations;
         updated_.assign(tensors_.size(), true);
         iterationStart_.assign(iterations + 1, 0);
@@ -493,6 +510,7 @@ private:
         check(writer_->setMetric("param_hash_hi", static_cast<double>(hash >> 32)));
         check(writer_->setMetric("param_hash_lo", static_cast<double>(hash & 0xffffffffu)));
         check(writer_->setMetric("dropped_events", static_cast<double>(tracer_.dropped())));
+        if (boundCpu_ >= 0) check(writer_->setMetric("compute_cpu", boundCpu_));
         if (const engine::CommCpu cpu = bridge_->commCpu(); cpu.any()) {  // replay reads it (replay_session.cpp)
             check(writer_->setMetric("comm_cpu_alpha_ns", cpu.alpha_ns));
             check(writer_->setMetric("comm_cpu_ns_per_byte", cpu.ns_per_byte));
@@ -508,6 +526,7 @@ private:
     Progress progress_;
     std::unique_ptr<profiler::CuptiTracer> cupti_;  // GPU ranks only
     std::unique_ptr<kernels::Model> model_;
+    int boundCpu_ = -1;  // the first core of this rank's share (bindCompute); -1: not bound
     std::unique_ptr<kernels::SyntheticDataset> data_;
     std::vector<kernels::ParamView> params_;
     std::unique_ptr<kernels::Optimizer> optimizer_;

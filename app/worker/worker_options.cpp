@@ -1,5 +1,7 @@
 #include "app/worker/worker_options.h"
 
+#include "app/common/launch_check.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,18 +39,21 @@ std::string env(const char* name) {
 
 const char* workerUsage() {
     return "usage: pacer-worker --run-dir DIR [--experiment FILE] [--rank R --world-size N] [--local-rank L]\n"
-           "                    [--rendezvous DIR] [--dump-params FILE]\n"
+           "                    [--local-world-size N] [--rendezvous DIR] [--dump-params FILE]\n"
            "       pacer-worker --list-gpus     (the GPUs this worker can run on, one a line; none: the reason on stderr)\n"
            "Runs one rank of a Pacer experiment. Without flags, rank and world size come from PACER_RANK,\n"
-           "PACER_WORLD_SIZE, PACER_LOCAL_RANK and PACER_RENDEZVOUS (set by a cluster launcher); PACER_RUN_KEY\n"
-           "names the run in its rank files (default: the run directory). Across nodes, PACER_IFNAME (an interface)\n"
-           "or PACER_HOST (an address) says where this rank listens; the default is loopback.\n";
+           "PACER_WORLD_SIZE, PACER_LOCAL_RANK, PACER_LOCAL_WORLD_SIZE and PACER_RENDEZVOUS (set by a cluster\n"
+           "launcher); PACER_RUN_KEY names the run in its rank files (default: the run directory). Across nodes,\n"
+           "PACER_IFNAME (an interface) or PACER_HOST (an address) says where this rank listens; the default is\n"
+           "loopback. A CPU rank computes on cores of its own when the node's ranks each have some (PACER_BIND=none:\n"
+           "wherever the scheduler puts it).\n";
 }
 
 std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::string* error, bool* help) {
     WorkerOptions o;
     *help = false;
     std::string rank = env("PACER_RANK"), world = env("PACER_WORLD_SIZE"), local = env("PACER_LOCAL_RANK");
+    std::string localWorld = env("PACER_LOCAL_WORLD_SIZE");
     o.rendezvous = env("PACER_RENDEZVOUS");
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
@@ -66,6 +71,7 @@ std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::stri
         else if (arg == "--rank") rank = value;
         else if (arg == "--world-size") world = value;
         else if (arg == "--local-rank") local = value;
+        else if (arg == "--local-world-size") localWorld = value;
         else if (arg == "--rendezvous") o.rendezvous = value;
         else if (arg == "--dump-params") o.dumpParams = value;
         else {
@@ -93,6 +99,21 @@ std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::stri
         *error = "PACER_LOCAL_RANK/--local-rank must be a number";
         return std::nullopt;
     }
+    const std::optional<int> localRanks = localWorld.empty() ? std::optional<int>(local.empty() ? o.worldSize : 0)
+                                                             : parseInt(localWorld);
+    if (!localRanks || (!localWorld.empty() && *localRanks < 1)) {
+        *error = "PACER_LOCAL_WORLD_SIZE/--local-world-size must be a number of ranks, at least 1";
+        return std::nullopt;
+    }
+    o.localWorldSize = *localRanks;
+    if (o.localWorldSize > 0 && o.localRank >= o.localWorldSize) {
+        *error = "local rank " + std::to_string(o.localRank) + " is not within the node's " +
+                 std::to_string(o.localWorldSize) + " ranks (PACER_LOCAL_WORLD_SIZE)";
+        return std::nullopt;
+    }
+    const std::optional<bool> bind = app::bindCoresSetting(std::getenv("PACER_BIND"), error);
+    if (!bind) return std::nullopt;
+    o.bindCores = *bind;
     if (o.experimentPath.empty()) o.experimentPath = o.runDir + "/experiment.json";
     if (o.rendezvous.empty()) o.rendezvous = o.runDir + "/rendezvous";
     if (const std::string host = env("PACER_HOST"); !host.empty()) o.host = host;

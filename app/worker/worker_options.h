@@ -1,5 +1,6 @@
 // How one pacer-worker process learns who it is: flags, or the environment a cluster launcher sets
-// (PACER_RANK, PACER_WORLD_SIZE, PACER_LOCAL_RANK, PACER_RENDEZVOUS, PACER_RUN_KEY, PACER_HOST, PACER_IFNAME). Flags win over the environment.
+// (PACER_RANK, PACER_WORLD_SIZE, PACER_LOCAL_RANK, PACER_LOCAL_WORLD_SIZE, PACER_RENDEZVOUS, PACER_RUN_KEY, PACER_HOST,
+// PACER_IFNAME, PACER_BIND). Flags win over the environment.
 #pragma once
 
 #include <optional>
@@ -13,7 +14,11 @@ struct WorkerOptions {
     std::string rendezvous;       // <PACER_RENDEZVOUS or <run-dir>/rendezvous>/run-<hash of runKey>: per run
     int rank = -1;
     int worldSize = -1;
-    int localRank = -1;           // which GPU on this node
+    int localRank = -1;           // which GPU on this node, and which share of its cores (kernels/cpu_binding.h)
+    // Ranks on this node: PACER_LOCAL_WORLD_SIZE; without it, every rank when the local rank was not given either
+    // (one machine, as the launcher starts them), else 0: unknown, and then no rank binds its compute to cores.
+    int localWorldSize = 0;
+    bool bindCores = true;        // PACER_BIND: "cores" (the default) or "none"
     std::string dumpParams;       // optional: write the final parameters (raw float32, forward order) here
     // Names this run in every rank file, so merge refuses files of different runs: PACER_RUN_KEY (the launcher
     // sets a fresh one per run; on a cluster e.g. $SLURM_JOB_ID.$SLURM_STEP_ID), else the run directory.

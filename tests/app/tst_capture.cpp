@@ -2,8 +2,10 @@
 // and the merged project holds what happened — per rank, one forward and one backward per layer per iteration and
 // one all-reduce per gradient tensor per iteration (fifo reduces whole tensors).
 #include "engine/planning/warmup_schedule.h"
+#include "kernels/cpu_binding.h"
 #include "process_helpers.h"
 #include "profiler/project.h"
+#include "profiler/sqlite_db.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -163,6 +165,50 @@ private slots:
         }
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains(failure.toUtf8()), r.err.constData());
+    }
+
+    // CPU ranks of one host compute on cores of their own (kernels/cpu_binding.h): each rank records the first core
+    // of its share, and the shares differ; PACER_BIND=none leaves them unbound. Two cores at least are needed for
+    // two ranks to have one each.
+    void eachRankComputesOnCoresOfItsOwn_data() {
+        QTest::addColumn<QString>("bind");  // PACER_BIND; empty: not set
+        QTest::addColumn<bool>("bound");
+        QTest::newRow("default") << "" << true;
+        QTest::newRow("PACER_BIND=cores") << "cores" << true;
+        QTest::newRow("PACER_BIND=none") << "none" << false;
+    }
+    void eachRankComputesOnCoresOfItsOwn() {
+        QFETCH(QString, bind);
+        QFETCH(bool, bound);
+        const std::vector<int> allowed = pacer::kernels::allowedCpus();
+        if (allowed.size() < 2) QSKIP("one CPU: two ranks cannot have cores of their own");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PACER_WORKER", PACER_WORKER_PATH);
+        env.remove("PACER_BIND");
+        if (!bind.isEmpty()) env.insert("PACER_BIND", bind);
+        const QString project = dir_.filePath("bind-" + (bind.isEmpty() ? QString("default") : bind) + ".pacer");
+        const ProcessResult r = runProgram(PACER_CLI_PATH,
+                                           {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
+                                            "--out", project, "--iterations", "2", "--json"},
+                                           120000, env);
+        QVERIFY2(r.finished, "capture did not finish");
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        auto db = pacer::profiler::sql::Db::open(project.toStdString(), pacer::profiler::sql::Db::Mode::ReadOnly);
+        QVERIFY(db.ok());
+        auto st = db.value()->prepare("SELECT rank, value FROM run_metrics WHERE key='compute_cpu' ORDER BY rank");
+        QVERIFY(st.ok());
+        std::map<int, int> cpuOfRank;
+        pacer::profiler::Status s;
+        while (st.value().step(&s)) cpuOfRank[st.value().i32(0)] = static_cast<int>(st.value().f64(1));
+        QVERIFY(s.ok());
+        if (!bound) {
+            QVERIFY(cpuOfRank.empty());
+            return;
+        }
+        QCOMPARE(cpuOfRank.size(), std::size_t{2});
+        for (const auto& [rank, cpu] : cpuOfRank)
+            QCOMPARE(cpu, pacer::kernels::coreShare(allowed, rank, 2, 1).front());  // the sample: 1 thread per rank
+        QVERIFY(cpuOfRank[0] != cpuOfRank[1]);
     }
 
 private:

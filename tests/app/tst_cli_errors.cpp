@@ -191,6 +191,26 @@ private slots:
         QVERIFY(!QFile::exists(dir_.filePath("bad-input.pacer")));
     }
 
+    // The workers' setting from the environment is checked as the experiment is, before any worker starts.
+    void refusesABadBindSettingBeforeAnyWorker() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PACER_WORKER", PACER_WORKER_PATH);
+        env.insert("PACER_BIND", "sockets");
+        const QString project = dir_.filePath("bad-bind.pacer");
+        const ProcessResult r = runProgram(PACER_CLI_PATH,
+                                           {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
+                                            "--out", project, "--iterations", "2"},
+                                           60000, env);
+        QVERIFY2(r.finished, "pacer-cli did not finish");
+        QCOMPARE(r.exitCode, 2);
+        const QStringList lines = r.errLines();
+        QVERIFY2(!lines.isEmpty(), "nothing on stderr");
+        QVERIFY2(lines.last() == "pacer-cli: error: PACER_BIND must be 'cores' or 'none', got 'sockets'",
+                 qPrintable(lines.last()));
+        QCOMPARE(QDir(dir_.path()).entryList({"*.runs"}, QDir::Dirs), QStringList{});
+        QVERIFY(!QFile::exists(project));
+    }
+
     void refusalLeavesProjectUntouched() {
         // A non-SQLite "project" given as --out is refused, and its bytes are exactly as they were.
         const QString path = dir_.filePath("precious.pacer");

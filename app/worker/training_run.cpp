@@ -524,9 +524,9 @@ private:
     Setup s_;
     profiler::CpuTracer tracer_;
     Progress progress_;
+    int boundCpu_ = -1;  // the first core of this rank's share (bindCompute); -1: not bound
     std::unique_ptr<profiler::CuptiTracer> cupti_;  // GPU ranks only
     std::unique_ptr<kernels::Model> model_;
-    int boundCpu_ = -1;  // the first core of this rank's share (bindCompute); -1: not bound
     std::unique_ptr<kernels::SyntheticDataset> data_;
     std::vector<kernels::ParamView> params_;
     std::unique_ptr<kernels::Optimizer> optimizer_;

@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -209,6 +210,37 @@ private slots:
                  qPrintable(lines.last()));
         QCOMPARE(QDir(dir_.path()).entryList({"*.runs"}, QDir::Dirs), QStringList{});
         QVERIFY(!QFile::exists(project));
+    }
+
+    // A cluster launch's placement settings that cannot be right stop the worker at once (exit 2, one line first).
+    void workerRefusesImpossiblePlacement_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("bind");  // PACER_BIND; empty: unset
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("no ranks on the node") << QStringList{"--local-world-size", "0"} << ""
+                                              << "PACER_LOCAL_WORLD_SIZE/--local-world-size must be a number";
+        QTest::newRow("local rank beyond the node's ranks")
+            << QStringList{"--local-rank", "2", "--local-world-size", "2"} << ""
+            << "local rank 2 is not within the node's 2 ranks";
+        QTest::newRow("not a number") << QStringList{"--local-world-size", "two"} << ""
+                                      << "PACER_LOCAL_WORLD_SIZE/--local-world-size must be a number";
+        QTest::newRow("unknown binding") << QStringList{} << "sockets" << "PACER_BIND must be 'cores' or 'none'";
+    }
+    void workerRefusesImpossiblePlacement() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, bind);
+        QFETCH(QString, mentions);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("PACER_BIND");
+        if (!bind.isEmpty()) env.insert("PACER_BIND", bind);
+        const ProcessResult r = runProgram(
+            PACER_WORKER_PATH, QStringList{"--run-dir", dir_.filePath("placement"), "--rank", "0", "--world-size", "2"} + args,
+            30000, env);
+        QVERIFY2(r.finished, "pacer-worker did not finish");
+        QCOMPARE(r.exitCode, 2);
+        const QStringList lines = r.errLines();
+        QVERIFY2(!lines.isEmpty() && lines.first().contains(mentions), r.err.constData());
+        QVERIFY(!QFileInfo::exists(dir_.filePath("placement")));
     }
 
     void refusalLeavesProjectUntouched() {

@@ -2,7 +2,8 @@
 // 4096-1024, 41,956,352 parameters, batch 64 per rank, 2 ranks of 1 thread, loopback, no link emulation) under
 // PyTorch 1.13 DDP over Gloo, the same PyTorch loop without any all-reduce (no_sync: the compute-only floor of two
 // ranks sharing the machine), and every Pacer policy on each CPU transport. All runs of a round are interleaved
-// and the median of the rounds counts, so that a drift of the shared machine touches every column alike.
+// and the median of the rounds counts, so that a drift of the shared machine touches every column alike. Both sides'
+// ranks compute on cores of their own (PACER_BIND=none: neither's; kernels/cpu_binding.h).
 // Prints absolute ms per iteration and the ratios against DDP and no_sync, then the goal (Pacer's best
 // at most 1.15x no_sync and 0.75x DDP) and whether this run met it.
 //
@@ -89,8 +90,12 @@ Job makeJob(const QTemporaryDir& dir, bool quick) {
 double runPyTorch(const QString& python, const Job& job, const QString& mode, const QString& iterations,
                   const QString& warmup) {
     QProcess p;
+    // PyTorch's ranks are placed on cores as Pacer's are (PACER_BIND, read by Pacer's workers), so that neither side
+    // wins by placement.
+    const QString bind = qEnvironmentVariable("PACER_BIND") == "none" ? "none" : "cores";
     p.start(python, {PACER_SOURCE_DIR "/tests/bench/pytorch_ddp_mlp.py", "--mode", mode, "--layers", job.layers, "--batch",
-                     QString::number(job.batch), "--iterations", iterations, "--warmup", warmup, "--threads", "1"});
+                     QString::number(job.batch), "--iterations", iterations, "--warmup", warmup, "--threads", "1",
+                     "--bind", bind});
     if (!p.waitForFinished(900000) || p.exitCode() != 0) {
         std::fprintf(stderr, "pytorch %s failed: %s\n", qPrintable(mode), p.readAllStandardError().constData());
         return 0;

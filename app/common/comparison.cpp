@@ -166,8 +166,7 @@ engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<Comp
             row.predicted = std::move(tuned.value().result.sim);
             row.band = std::move(tuned.value().result.band);
         } else {
-            auto result = engine::replay(row.input->workload, row.input->cost, config, item.whatIf, options,
-                                         row.input->iterations);
+            auto result = replayInput(*row.input, config, item.whatIf, options);
             if (!result.ok()) return failed(result.message());
             row.config = config;
             row.predicted = std::move(result.value().sim);

@@ -89,6 +89,29 @@ std::optional<engine::TuneRequest> fixedByStoredExperiment(const nlohmann::json&
     return fixedByExperiment(*e, policy);
 }
 
+// What the run's own tuner chose (its recorded settings), as that order runs them.
+engine::TunedPace recordedTuning(const ReplayInput& input, const engine::Schedule& recorded) {
+    engine::TunedPace t;
+    t.policy = recorded.policy;
+    t.plan_order = recorded.plan_order;
+    t.channels = recorded.channels;
+    t.workload = engine::asRun(input.workload, recorded.plan_order, recorded.channels, input.hostMemory);
+    t.cost = input.cost;
+    return t;
+}
+
+// ReplayInput::selfResidual: the run's own schedule (its recorded tuning, else its policy settings) replayed.
+double selfReplayResidual(const ReplayInput& in) {
+    if (!(in.measuredIterMs > 0)) return 0;
+    auto own = in.tuned ? [&] {
+        const engine::TunedPace t = recordedTuning(in, *in.tuned);
+        return engine::replay(t.workload, t.cost, t.policy, {});
+    }()
+                        : engine::replay(in.workload, in.cost, in.observedConfig, {});
+    if (!own.ok()) return 0;  // a run whose own schedule cannot be replayed fails where it is replayed, not here
+    return std::abs(own.value().sim.figures.iter_ms - in.measuredIterMs) / in.measuredIterMs;
+}
+
 }  // namespace
 
 engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrace> trace,
@@ -130,6 +153,7 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     in.observedConfig.buckets = imported.buckets;
     if (auto it = summary.metrics.find("iter_ms"); it != summary.metrics.end()) in.measuredIterMs = it->second;
     else if (auto measured = engine::observedIterationMs(observed); measured.ok()) in.measuredIterMs = measured.value();
+    in.selfResidual = selfReplayResidual(in);
     in.trace = std::move(trace);
     return in;
 }
@@ -159,19 +183,8 @@ bool asItRan(const engine::WhatIf& w, int ranks) {
            w.channels == 0 && (w.algorithm.empty() || w.algorithm == "native") && w.topology.empty();
 }
 
-// What the run's own tuner chose (its recorded settings), as that order runs them.
-engine::TunedPace recordedTuning(const ReplayInput& input, const engine::Schedule& recorded) {
-    engine::TunedPace t;
-    t.policy = recorded.policy;
-    t.plan_order = recorded.plan_order;
-    t.channels = recorded.channels;
-    t.workload = engine::asRun(input.workload, recorded.plan_order, recorded.channels, input.hostMemory);
-    t.cost = input.cost;
-    return t;
-}
-
 engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::TunedPace& tuned, bool chosen,
-                                      const engine::WhatIf& whatIf, const engine::SimOptions& options) {
+                                      bool own, const engine::WhatIf& whatIf, const engine::SimOptions& options) {
     // The band: each kept iteration of the run replayed as the tuned pace would run it (its order, channels and
     // the what-if), as every other replay of the run gets one.
     std::vector<engine::IterationEstimate> iterations;
@@ -188,6 +201,7 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
     }
     auto r = engine::replay(tuned.workload, tuned.cost, tuned.policy, {}, options, iterations);
     if (!r.ok()) return r.status();
+    if (!own) r.value().band = engine::widenedByModelError(r.value().band, r.value().sim.figures.iter_ms, input.selfResidual);
     SelfTuned out;
     out.settings.policy = tuned.policy;
     out.settings.plan_order = tuned.plan_order;
@@ -209,7 +223,7 @@ engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::
     // (the small MLP: 2 channels where 4 had run). With a knob that changes the job, it tunes for that job.
     if (input.tuned && asItRan(whatIf, input.workload.ranks)) {
         const engine::TunedPace recorded = recordedTuning(input, *input.tuned);
-        return replayTuned(input, recorded, true, whatIf, options);
+        return replayTuned(input, recorded, true, true, whatIf, options);
     }
     // What the run's experiment fixed; without one (an imported trace) everything is chosen, but NCCL keeps one
     // channel of ours.
@@ -237,7 +251,22 @@ engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::
     request.observed_ms = chooses ? input.measuredIterMs : 0;
     auto tuned = engine::tunePace(input.workload, input.cost, request, whatIf);
     if (!tuned.ok()) return tuned.status();
-    return replayTuned(input, tuned.value(), chooses, whatIf, options);
+    const bool own = isOwnSchedule(input, tuned.value().policy, whatIf);
+    return replayTuned(input, tuned.value(), chooses, own, whatIf, options);
+}
+
+bool isOwnSchedule(const ReplayInput& input, const engine::PolicyConfig& config, const engine::WhatIf& whatIf) {
+    if (!asItRan(whatIf, input.workload.ranks)) return false;
+    const engine::PolicyConfig& ran = input.tuned ? input.tuned->policy : input.observedConfig;
+    return policyConfigToJson(config) == policyConfigToJson(ran);
+}
+
+engine::Result<engine::ReplayResult> replayInput(const ReplayInput& input, const engine::PolicyConfig& config,
+                                                 const engine::WhatIf& whatIf, const engine::SimOptions& options) {
+    auto r = engine::replay(input.workload, input.cost, config, whatIf, options, input.iterations);
+    if (r.ok() && !isOwnSchedule(input, config, whatIf))
+        r.value().band = engine::widenedByModelError(r.value().band, r.value().sim.figures.iter_ms, input.selfResidual);
+    return r;
 }
 
 engine::Result<ReplaySession> ReplaySession::openRun(const std::string& project, std::int64_t runId) {

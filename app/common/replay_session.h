@@ -32,6 +32,10 @@ struct ReplayInput {
     std::string description;          // "runs.pacer run 3 (fifo, 2 ranks, mlp-2rank)" or "model resnet50"
     engine::PolicyConfig observedConfig;  // the policy and segment size the run used (fifo for a profile)
     double measuredIterMs = 0;        // the run's own iter_ms, 0 when unknown
+    // How far replay of the run's own schedule missed measuredIterMs, |replayed - measured| / measured: the model's
+    // error on this run, which widens the band of every prediction for another schedule (widenedByModelError).
+    // 0 for a profile or where the run's time is unknown.
+    double selfResidual = 0;
     std::int64_t runId = 0;           // 0 for a profile
     std::string experimentName;       // the run's experiment, "" when it has none (imported, profile)
     // Runs with the same key trained the same thing (model, ranks, batch, backend) and may be compared;
@@ -67,6 +71,15 @@ struct SelfTuned {
 engine::Result<SelfTuned> selfTunedPace(const ReplayInput& input, const engine::PolicyConfig& config,
                                         const engine::WhatIf& whatIf, const engine::SimOptions& options = {});
 
+// Whether `config` under `whatIf` is the schedule the run itself ran (its policy settings, or its recorded tuning, as
+// they ran): a prediction of it keeps the band its iterations give; any other is widened by selfResidual.
+bool isOwnSchedule(const ReplayInput& input, const engine::PolicyConfig& config, const engine::WhatIf& whatIf);
+
+// engine::replay of the input with its band, widened by the model's error (selfResidual) unless it is the run's own
+// schedule. Every replay that reports a band goes through here (or selfTunedPace).
+engine::Result<engine::ReplayResult> replayInput(const ReplayInput& input, const engine::PolicyConfig& config,
+                                                 const engine::WhatIf& whatIf, const engine::SimOptions& options = {});
+
 // One input kept for a series of replays.
 class ReplaySession {
 public:
@@ -78,7 +91,7 @@ public:
 
     engine::Result<engine::ReplayResult> replay(const engine::PolicyConfig& config, const engine::WhatIf& whatIf = {},
                                                 const engine::SimOptions& options = {}) const {
-        return engine::replay(m_input->workload, m_input->cost, config, whatIf, options, m_input->iterations);
+        return replayInput(*m_input, config, whatIf, options);
     }
 
 private:

@@ -96,6 +96,14 @@ Result<PredictionBand> predictionBand(double predictedMs, const std::vector<Iter
     return band;
 }
 
+PredictionBand widenedByModelError(PredictionBand band, double predictedMs, double selfResidual) {
+    if (band.iteration_ms.empty() || !(selfResidual > 0)) return band;
+    const double reach = selfResidual * predictedMs;
+    band.low_ms = std::max(0.0, band.low_ms - reach);
+    band.high_ms += reach;
+    return band;
+}
+
 Result<Workload> applyWhatIf(const Workload& workload, const WhatIf& whatIf) {
     if (!(whatIf.compute_speed > 0)) return Status::error("compute speed factor must be above 0");
     if (whatIf.ranks < 0) return Status::error("rank count must be at least 1 (0 = as observed)");

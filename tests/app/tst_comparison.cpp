@@ -1,7 +1,8 @@
 // The replay session and the comparison shared by `pacer-cli compare` and the GUI: every row names the run it is
 // or replays on, schedules replay on the run the user named, and runs of different experiments are grouped apart
 // and never given a difference against each other. The project holds the sample Pacer trace three times: twice
-// as runs of experiment "small", once as a run of experiment "wide" (another model), plus a saved schedule.
+// as runs of experiment "small", once as a run of experiment "wide" (another model), plus a saved schedule. A
+// prediction's band for another schedule is checked on a real capture, whose measured time the model misses a little.
 #include "app/common/comparison.h"
 #include "app/common/policy_json.h"
 #include "compare_fixture.h"
@@ -43,6 +44,44 @@ private slots:
         QVERIFY(r.value().sim.figures.iter_ms > 0);
         QVERIFY(!app::ReplaySession::openRun(project_, 9).ok());
         QVERIFY(!app::ReplaySession::openRun(dir_.filePath("missing.pacer").toStdString(), 1).ok());
+    }
+
+    // A prediction for another schedule than the run's own carries the model's error on that run: the band replay's
+    // iterations give, widened by the self-replay residual on both sides; the run's own schedule keeps its band.
+    void anotherScheduleCarriesTheModelsError() {
+        const QString captured = dir_.filePath("captured.pacer");  // a real run: its time is measured
+        const testing::ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
+                                                 "--out", captured, "--iterations", "12", "--policy", "fifo"});
+        QVERIFY2(r.finished && r.exitCode == 0, r.err.constData());
+        auto session = app::ReplaySession::openRun(captured.toStdString(), 1);
+        QVERIFY2(session.ok(), session.message().c_str());
+        const app::ReplayInput& in = session.value().input();
+        QVERIFY(in.measuredIterMs > 0);
+        QVERIFY(!in.iterations.empty());
+        auto own = engine::replay(in.workload, in.cost, in.observedConfig, {});
+        QVERIFY(own.ok());
+        const double residual = std::abs(own.value().sim.figures.iter_ms - in.measuredIterMs) / in.measuredIterMs;
+        QVERIFY(qAbs(in.selfResidual - residual) < 1e-12);
+        QVERIFY2(residual > 0, "the sample's own schedule replayed exactly: nothing to widen by");
+
+        engine::PolicyConfig other = in.observedConfig;
+        other.name = "ddp";
+        engine::WhatIf faster;
+        faster.link_gbps = 100;
+        struct Case {
+            engine::PolicyConfig config;
+            engine::WhatIf whatIf;
+            bool own;
+        };
+        for (const Case& c : {Case{in.observedConfig, {}, true}, Case{other, {}, false}, Case{in.observedConfig, faster, false}}) {
+            auto plain = engine::replay(in.workload, in.cost, c.config, c.whatIf, {}, in.iterations);
+            auto got = session.value().replay(c.config, c.whatIf);
+            QVERIFY(plain.ok() && got.ok());
+            QCOMPARE(app::isOwnSchedule(in, c.config, c.whatIf), c.own);
+            const double reach = c.own ? 0.0 : in.selfResidual * plain.value().sim.figures.iter_ms;
+            QVERIFY(qAbs(got.value().band.low_ms - std::max(0.0, plain.value().band.low_ms - reach)) < 1e-9);
+            QVERIFY(qAbs(got.value().band.high_ms - (plain.value().band.high_ms + reach)) < 1e-9);
+        }
     }
 
     // Which run each word replays on.

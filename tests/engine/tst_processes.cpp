@@ -98,11 +98,16 @@ private:
             QVERIFY(p->waitForStarted(10000));
             procs.push_back(std::move(p));
         }
-        for (int r = 0; r < ranks; ++r) {
-            QVERIFY2(procs[r]->waitForFinished(60000), "a rank process hung");
-            QVERIFY2(procs[r]->exitStatus() == QProcess::NormalExit && procs[r]->exitCode() == 0,
-                     procs[r]->readAllStandardError().constData());
-        }
+        for (int r = 0; r < ranks; ++r) QVERIFY2(procs[r]->waitForFinished(60000), "a rank process hung");
+        // Every rank's words when one failed: the first to fail names its cause, the others only that it left.
+        QString failures;
+        for (int r = 0; r < ranks; ++r)
+            if (procs[r]->exitStatus() != QProcess::NormalExit || procs[r]->exitCode() != 0)
+                failures += QString("rank %1 (exit %2): %3\n")
+                                .arg(r)
+                                .arg(procs[r]->exitStatus() == QProcess::NormalExit ? procs[r]->exitCode() : -1)
+                                .arg(QString::fromUtf8(procs[r]->readAllStandardError()).trimmed());
+        QVERIFY2(failures.isEmpty(), qPrintable(failures));
     }
 
     QTemporaryDir dir_;

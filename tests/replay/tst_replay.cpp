@@ -269,6 +269,34 @@ private slots:
         QVERIFY(stalled.value().band.high_ms >= f.iter_ms - 1e-9);
     }
 
+    // Another schedule's band also carries the model's error measured on the source's own schedule: both ends move
+    // out by that fraction of the prediction (the low end not below 0); no residual, or no band, changes nothing.
+    void modelErrorWidensBothEnds_data() {
+        QTest::addColumn<double>("low");
+        QTest::addColumn<double>("high");
+        QTest::addColumn<double>("residual");
+        QTest::addColumn<bool>("hasBand");
+        QTest::addColumn<double>("wantLow");
+        QTest::addColumn<double>("wantHigh");
+        QTest::newRow("5% of 10 ms") << 9.0 << 11.0 << 0.05 << true << 8.5 << 11.5;
+        QTest::newRow("no residual") << 9.0 << 11.0 << 0.0 << true << 9.0 << 11.0;
+        QTest::newRow("low end stops at 0") << 1.0 << 11.0 << 0.5 << true << 0.0 << 16.0;
+        QTest::newRow("no band to widen") << 0.0 << 0.0 << 0.05 << false << 0.0 << 0.0;
+    }
+    void modelErrorWidensBothEnds() {
+        QFETCH(double, low);
+        QFETCH(double, high);
+        QFETCH(double, residual);
+        QFETCH(bool, hasBand);
+        QFETCH(double, wantLow);
+        QFETCH(double, wantHigh);
+        PredictionBand band{low, high, hasBand ? std::vector<double>{10.0, 10.0} : std::vector<double>{}};
+        const PredictionBand wide = widenedByModelError(band, 10.0, residual);
+        QCOMPARE(wide.low_ms, wantLow);
+        QCOMPARE(wide.high_ms, wantHigh);
+        QCOMPARE(wide.iteration_ms, band.iteration_ms);
+    }
+
     // The band is for a mean over iterations that drift together (a loaded machine stays loaded for seconds): ten
     // iterations of which the first five ran 20% slower give a wider band than the same ten alternating slow and
     // fast, where a mean of neighbours is already steady. A band from single iterations' spread cannot tell them

@@ -22,7 +22,7 @@ engine::ReplayResult replayOrThrow(const app::ReplayInput& s, const engine::Poli
                                    const engine::WhatIf& whatIf, int iterations) {
     engine::SimOptions options;
     if (iterations > 0) options.iterations = iterations;
-    auto r = engine::replay(s.workload, s.cost, config, whatIf, options, s.iterations);
+    auto r = app::replayInput(s, config, whatIf, options);
     if (!r.ok()) throw usageError(r.status().message());
     return std::move(r).value();
 }

@@ -62,7 +62,7 @@ ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSetting
     out.measuredIterMs = input.measuredIterMs;
     engine::SimOptions options;
     options.segment_runs = detail == ReplayDetail::SegmentRuns;
-    auto result = engine::replay(input.workload, input.cost, settings.config, settings.whatIf, options, input.iterations);
+    auto result = app::replayInput(input, settings.config, settings.whatIf, options);
     if (!result.ok()) {
         out.error = QString::fromStdString(result.message());
         return out;

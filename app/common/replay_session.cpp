@@ -103,11 +103,15 @@ engine::TunedPace recordedTuning(const ReplayInput& input, const engine::Schedul
 // ReplayInput::selfResidual: the run's own schedule (its recorded tuning, else its policy settings) replayed.
 double selfReplayResidual(const ReplayInput& in) {
     if (!(in.measuredIterMs > 0)) return 0;
-    auto own = in.tuned ? [&] {
-        const engine::TunedPace t = recordedTuning(in, *in.tuned);
-        return engine::replay(t.workload, t.cost, t.policy, {});
-    }()
-                        : engine::replay(in.workload, in.cost, in.observedConfig, {});
+    engine::TunedPace ran;
+    if (in.tuned) {
+        ran = recordedTuning(in, *in.tuned);
+    } else {
+        ran.policy = in.observedConfig;
+        ran.workload = in.workload;
+        ran.cost = in.cost;
+    }
+    auto own = engine::replay(ran.workload, ran.cost, ran.policy, {});
     if (!own.ok()) return 0;  // a run whose own schedule cannot be replayed fails where it is replayed, not here
     return std::abs(own.value().sim.figures.iter_ms - in.measuredIterMs) / in.measuredIterMs;
 }
@@ -201,7 +205,8 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
     }
     auto r = engine::replay(tuned.workload, tuned.cost, tuned.policy, {}, options, iterations);
     if (!r.ok()) return r.status();
-    if (!own) r.value().band = engine::widenedByModelError(r.value().band, r.value().sim.figures.iter_ms, input.selfResidual);
+    if (!own)
+        r.value().band = engine::widenedByModelError(r.value().band, r.value().sim.figures.iter_ms, input.selfResidual);
     SelfTuned out;
     out.settings.policy = tuned.policy;
     out.settings.plan_order = tuned.plan_order;

@@ -233,9 +233,8 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.remove("PACER_BIND");
         if (!bind.isEmpty()) env.insert("PACER_BIND", bind);
-        const ProcessResult r = runProgram(
-            PACER_WORKER_PATH, QStringList{"--run-dir", dir_.filePath("placement"), "--rank", "0", "--world-size", "2"} + args,
-            30000, env);
+        const QStringList common{"--run-dir", dir_.filePath("placement"), "--rank", "0", "--world-size", "2"};
+        const ProcessResult r = runProgram(PACER_WORKER_PATH, common + args, 30000, env);
         QVERIFY2(r.finished, "pacer-worker did not finish");
         QCOMPARE(r.exitCode, 2);
         const QStringList lines = r.errLines();

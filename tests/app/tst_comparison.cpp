@@ -73,7 +73,8 @@ private slots:
             engine::WhatIf whatIf;
             bool own;
         };
-        for (const Case& c : {Case{in.observedConfig, {}, true}, Case{other, {}, false}, Case{in.observedConfig, faster, false}}) {
+        const Case cases[] = {{in.observedConfig, {}, true}, {other, {}, false}, {in.observedConfig, faster, false}};
+        for (const Case& c : cases) {
             auto plain = engine::replay(in.workload, in.cost, c.config, c.whatIf, {}, in.iterations);
             auto got = session.value().replay(c.config, c.whatIf);
             QVERIFY(plain.ok() && got.ok());

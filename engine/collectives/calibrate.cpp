@@ -9,6 +9,29 @@
 
 namespace pacer::engine {
 
+namespace {
+
+// One timed pair of calls: a candidate's and native's, which first.
+struct Pair {
+    Algorithm algorithm;
+    bool nativeFirst;
+};
+
+// The bytes an all-reduce moves on its critical path, by the formulas (their cost with 1 ns per byte, nothing else).
+double criticalPathBytes(Algorithm algorithm, int ranks, const Topology& topology, double bytes) {
+    return allreduceCostNs(algorithm, ranks, topology, bytes, LinkParams{0, 1, 0});
+}
+
+// Each pair's speed-up: native's time over the candidate's.
+std::vector<double> speedupsOf(const PairedTimes& t) {
+    std::vector<double> speedups;
+    for (std::size_t i = 0; i < t.nativeNs.size() && i < t.algorithmNs.size(); ++i)
+        speedups.push_back(t.algorithmNs[i] > 0 ? t.nativeNs[i] / t.algorithmNs[i] : 0);
+    return speedups;
+}
+
+}  // namespace
+
 std::vector<CalibrationPoint> calibrationPoints() {
     return {{16 << 10}, {256 << 10}, {1 << 20}, {4 << 20}, {32 << 20, kLargestPointPairs}};
 }
@@ -30,10 +53,7 @@ Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, 
     std::map<Algorithm, std::vector<std::pair<double, double>>> points, upper;
     for (const auto& [bytes, ns] : nativeNs) points[Algorithm::Native].emplace_back(bytes, ns);
     for (const PairedTimes& t : timings) {
-        std::vector<double> speedups;
-        for (std::size_t i = 0; i < t.nativeNs.size(); ++i)
-            speedups.push_back(t.algorithmNs[i] > 0 ? t.nativeNs[i] / t.algorithmNs[i] : 0);
-        const MedianInterval s = medianInterval(speedups);
+        const MedianInterval s = medianInterval(speedupsOf(t));
         const double native = nativeNs[t.bytes];
         const double ns = s.median > 0 ? native / s.median : native;
         // Too few pairs for an interval: nothing shows it faster than native, so it may be as slow.
@@ -53,15 +73,6 @@ Result<LinkParams> linkFromCalibration(const std::vector<PairedTimes>& timings, 
     return fitted;
 }
 
-namespace {
-
-// The bytes an all-reduce moves on its critical path, by the formulas (their cost with 1 ns per byte, nothing else).
-double criticalPathBytes(Algorithm algorithm, int ranks, const Topology& topology, double bytes) {
-    return allreduceCostNs(algorithm, ranks, topology, bytes, LinkParams{0, 1, 0});
-}
-
-}  // namespace
-
 std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, double bytes) {
     const std::vector<Algorithm> candidates = candidateAlgorithms(ranks, topology);
     if (bytes < static_cast<double>(kBandwidthBoundBytes)) return candidates;
@@ -72,6 +83,22 @@ std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, 
     for (std::size_t c = 0; c < candidates.size(); ++c)
         if (costs[c] <= kLargestPointReach * least) kept.push_back(candidates[c]);
     return kept;
+}
+
+Algorithm secondLookCandidate(const std::vector<PairedTimes>& atLargestPoint) {
+    Algorithm unsettled = Algorithm::Native;
+    double best = 1;
+    for (const PairedTimes& t : atLargestPoint) {
+        if (t.derived) continue;
+        const MedianInterval s = medianInterval(speedupsOf(t));
+        if (!s.known()) continue;
+        if (s.low > 1) return Algorithm::Native;  // one is settled ahead: the choice has what it needs
+        if (s.median > best) {
+            best = s.median;
+            unsettled = t.algorithm;
+        }
+    }
+    return unsettled;
 }
 
 Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& topology, int channel,
@@ -88,65 +115,73 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         largest = std::max(largest, p.bytes);
     }
     std::vector<float> data(largest / sizeof(float), 1.0f);
-    // Per point, the candidates timed there and the pairs each gets: at the largest point the bandwidth-optimal
-    // ones, with the pairs of those left out (the same calls in all).
-    std::vector<std::pair<std::vector<Algorithm>, int>> plans;
-    for (const CalibrationPoint& p : points) {
-        if (p.bytes < largest) {
-            plans.emplace_back(candidates, p.pairs);
-            continue;
-        }
-        std::vector<Algorithm> kept = timedAtLargestPoint(n, topology, static_cast<double>(p.bytes));
-        const int pairs = p.pairs * static_cast<int>(candidates.size()) / static_cast<int>(kept.size());
-        plans.emplace_back(std::move(kept), pairs);
-    }
-    // ns per call, [size][pair][candidate][native, candidate], summed over ranks below.
-    std::vector<float> times;
-    for (std::size_t k = 0; k < points.size(); ++k) {
-        const auto& [here, pairs] = plans[k];
-        const std::size_t bytes = points[k].bytes;
-        const std::size_t count = bytes / sizeof(float);
+    std::vector<PairedTimes> timings;
+    for (const CalibrationPoint& point : points) {
+        const std::size_t count = point.bytes / sizeof(float);
+        const double bytes = static_cast<double>(point.bytes);
+        // The candidates timed here and the pairs each gets: at the largest point the bandwidth-optimal ones, with
+        // the pairs of those left out (the same calls in all).
+        const std::vector<Algorithm> here =
+            point.bytes < largest ? candidates : timedAtLargestPoint(n, topology, bytes);
+        const int pairs = point.pairs * static_cast<int>(candidates.size()) / static_cast<int>(here.size());
         auto once = [&](Algorithm a) {
             return a == Algorithm::Native ? transport.allreduceOn(channel, data.data(), count)
                                           : runAllreduce(a, *p2p, data.data(), count, {topology, 0});
         };
-        auto timed = [&](Algorithm a, float& ns) -> Status {
-            const auto start = std::chrono::steady_clock::now();
-            PACER_RETURN_IF_ERROR(once(a));
-            ns = std::chrono::duration<float, std::nano>(std::chrono::steady_clock::now() - start).count();
-            return Status::success();
-        };
-        PACER_RETURN_IF_ERROR(once(Algorithm::Native));  // warm-ups: each side's buffers exist before timing
-        for (Algorithm a : here) PACER_RETURN_IF_ERROR(once(a));
-        for (int pair = 0; pair < pairs; ++pair)
-            for (std::size_t c = 0; c < here.size(); ++c) {
-                const Algorithm a = here[(c + pair) % here.size()];  // the candidates take turns
+        // ns per call, [pair][native, candidate] for the pairs `order` names, averaged over the ranks (one
+        // all-reduce), so that every rank holds the same numbers and makes the same choices.
+        auto timedPairs = [&](const std::vector<Pair>& order, std::vector<float>& times) -> Status {
+            auto timed = [&](Algorithm a, float& ns) -> Status {
+                const auto start = std::chrono::steady_clock::now();
+                PACER_RETURN_IF_ERROR(once(a));
+                ns = std::chrono::duration<float, std::nano>(std::chrono::steady_clock::now() - start).count();
+                return Status::success();
+            };
+            for (const Pair& p : order) {
                 float nativeNs = 0, algorithmNs = 0;
-                if (pair % 2 == 0) {
+                if (p.nativeFirst) {
                     PACER_RETURN_IF_ERROR(timed(Algorithm::Native, nativeNs));
-                    PACER_RETURN_IF_ERROR(timed(a, algorithmNs));
+                    PACER_RETURN_IF_ERROR(timed(p.algorithm, algorithmNs));
                 } else {
-                    PACER_RETURN_IF_ERROR(timed(a, algorithmNs));
+                    PACER_RETURN_IF_ERROR(timed(p.algorithm, algorithmNs));
                     PACER_RETURN_IF_ERROR(timed(Algorithm::Native, nativeNs));
                 }
                 times.push_back(nativeNs);
                 times.push_back(algorithmNs);
             }
-    }
-    PACER_RETURN_IF_ERROR(transport.allreduceOn(channel, times.data(), times.size()));
-    std::vector<PairedTimes> timings;
-    std::size_t i = 0;
-    for (std::size_t k = 0; k < points.size(); ++k) {
-        const auto& [here, pairs] = plans[k];
-        const double bytes = static_cast<double>(points[k].bytes);
+            PACER_RETURN_IF_ERROR(transport.allreduceOn(channel, times.data(), times.size()));
+            for (float& t : times) t /= static_cast<float>(n);
+            return Status::success();
+        };
+        auto record = [](PairedTimes& t, const float* nativeThenAlgorithm) {
+            t.nativeNs.push_back(nativeThenAlgorithm[0]);
+            t.algorithmNs.push_back(nativeThenAlgorithm[1]);
+        };
+        PACER_RETURN_IF_ERROR(once(Algorithm::Native));  // warm-ups: each side's buffers exist before timing
+        for (Algorithm a : here) PACER_RETURN_IF_ERROR(once(a));
+        std::vector<Pair> order;  // the candidates take turns; which side first alternates by pair
+        for (int pair = 0; pair < pairs; ++pair)
+            for (std::size_t c = 0; c < here.size(); ++c)
+                order.push_back({here[(c + static_cast<std::size_t>(pair)) % here.size()], pair % 2 == 0});
+        std::vector<float> times;
+        PACER_RETURN_IF_ERROR(timedPairs(order, times));
         const std::size_t first = timings.size();
         for (Algorithm a : here) timings.push_back({a, n, bytes, {}, {}});
-        for (int pair = 0; pair < pairs; ++pair)
-            for (std::size_t c = 0; c < here.size(); ++c) {
-                PairedTimes& t = timings[first + (c + pair) % here.size()];
-                t.nativeNs.push_back(times[i++] / n);
-                t.algorithmNs.push_back(times[i++] / n);
+        auto timingsOf = [&](Algorithm a) -> PairedTimes& {
+            return timings[first + static_cast<std::size_t>(std::find(here.begin(), here.end(), a) - here.begin())];
+        };
+        for (std::size_t k = 0; k < order.size(); ++k) record(timingsOf(order[k].algorithm), &times[2 * k]);
+        if (point.bytes == largest) {
+            const std::vector<PairedTimes> timed(timings.begin() + static_cast<std::ptrdiff_t>(first), timings.end());
+            const Algorithm unsettled = secondLookCandidate(timed);
+            if (unsettled != Algorithm::Native) {
+                std::vector<Pair> again;
+                for (int pair = 0; pair < pairs; ++pair) again.push_back({unsettled, pair % 2 == 0});
+                std::vector<float> more;
+                PACER_RETURN_IF_ERROR(timedPairs(again, more));
+                for (std::size_t k = 0; k < again.size(); ++k) record(timingsOf(unsettled), &more[2 * k]);
             }
+        }
         // A candidate left out here moves more bytes than the first one timed, by the formulas: its times are that
         // one's scaled by the ratio of the two (extrapolated from its last point instead, it came out at no cost at
         // all where its fit had no slope, and was chosen).

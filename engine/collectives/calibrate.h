@@ -2,8 +2,9 @@
 // At each size, every candidate algorithm (candidateAlgorithms) is timed in pairs against the transport's own
 // all-reduce (native): one call of each next to the other, which first alternating, the point's pairs per candidate
 // (9; 6 at the largest, 32 MiB, where only the bandwidth-optimal candidates are timed, below), the candidates taking
-// turns. The times are averaged over the ranks (one all-reduce on the transport),
-// so every rank holds the same numbers and makes the same choice. Per candidate and size, the pairs' speed-ups
+// turns; at the largest point a candidate whose lead its pairs left unsettled gets as many again (secondLookCandidate).
+// The times are averaged over the ranks (one all-reduce on the transport per point), so every rank holds the same
+// numbers and makes the same choices. Per candidate and size, the pairs' speed-ups
 // (native's time over the candidate's) give a median and a 95% interval for it (engine/median_interval.h). The link
 // keeps α, β, γ fitted over the candidates (for what was not measured) and each algorithm's measured times
 // (LinkParams::measured): native's median, and for a candidate native's median over its median speed-up and, as its
@@ -78,6 +79,17 @@ struct PairedTimes {
     // Not timed: another candidate's times scaled by the formulas' bytes (the largest point; kept out of the fit).
     bool derived = false;
 };
+
+// A second look at the largest point: where no candidate timed there is settled ahead of native (its interval's low
+// end above 1) but one leads by its median (above 1, the highest), that one is timed again in as many pairs as it had,
+// and its interval comes from all of them. The candidates' times at the largest point (the derived left out); Native
+// when none needs a second look. Why: on 4 Gloo ranks the ring led gloo::allreduce at 32 MiB by 1.14 [1.05..1.22]
+// in the benchmark, but its 9 pairs at calibration, with calls of 55-123 ms at load 1-4, settled that lead in 5 of
+// 10 calibrations (medians 1.09-1.26, low ends 0.81-1.07; 8 of 9 pairs must be above 1), and auto then ran
+// gloo::allreduce there; with the second look 8 of 10, interleaved (docs/ARCHITECTURE.md). With 18 pairs 14 must be: a candidate that wins a pair with probability 0.8 is now taken
+// with 0.75 instead of 0.44 (0.58 instead of 0.26 with 6 pairs, 2 ranks); one no faster than native with 3% instead
+// of 2% (both looks together). The second look costs its pairs only where it is taken.
+Algorithm secondLookCandidate(const std::vector<PairedTimes>& atLargestPoint);
 
 // The link from calibration timings: each algorithm's measured (and upper) times as described at the top, and the
 // fit of α, β, γ over the candidates' median times.

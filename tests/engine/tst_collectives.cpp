@@ -101,6 +101,69 @@ void checkExactSums(std::vector<std::unique_ptr<Transport>>& group, Algorithm al
                                      .arg(r).arg(i).arg(data[r][i]).arg(rankSum * valueOf(0, i))));
 }
 
+// One candidate's pairs against native from their speed-ups (native at 1 ms every time).
+PairedTimes pairsOf(Algorithm a, const QList<double>& speedups, bool derived = false) {
+    PairedTimes t{a, 2, 32 << 20, {}, {}, derived};
+    for (double s : speedups) {
+        t.nativeNs.push_back(1e6);
+        t.algorithmNs.push_back(1e6 / s);
+    }
+    return t;
+}
+
+// A Gloo rank whose calls at one size are slowed on a schedule, so that calibration meets a lead it cannot settle
+// at first: the transport's own all-reduce of `slowFloats` always sleeps `delay`; of the algorithms' collectives at
+// that size (told by their messages, which carry at least a quarter of it), those numbered [slowFrom, slowTo) sleep
+// three times as long. Counts native's calls at that size.
+class ScheduledSlowdown : public Transport, public PointToPoint {
+public:
+    ScheduledSlowdown(Transport& inner, std::size_t slowFloats, std::chrono::milliseconds delay, int slowFrom,
+                      int slowTo)
+        : inner_(inner), p2p_(*inner.pointToPoint(0)), slowFloats_(slowFloats), delay_(delay), slowFrom_(slowFrom),
+          slowTo_(slowTo) {}
+    int nativeCallsAtSlowSize() const { return nativeCalls_; }
+
+    int rank() const override { return inner_.rank(); }
+    int size() const override { return inner_.size(); }
+    Status allreduceOn(int channel, float* data, std::size_t count) override {
+        if (count == slowFloats_) {
+            ++nativeCalls_;
+            std::this_thread::sleep_for(delay_);
+        }
+        return inner_.allreduceOn(channel, data, count);
+    }
+    Status broadcast(void* data, std::size_t bytes, int root) override { return inner_.broadcast(data, bytes, root); }
+    PointToPoint* pointToPoint(int) override { return this; }
+    void abort() override { inner_.abort(); }
+
+    void beginCollective() override {
+        started_ = true;
+        p2p_.beginCollective();
+    }
+    Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override {
+        const bool atSlowSize = std::any_of(sends.begin(), sends.end(),
+                                            [&](const P2POp& op) { return op.count * 4 >= slowFloats_; });
+        if (started_ && atSlowSize) {
+            started_ = false;
+            if (collectives_ >= slowFrom_ && collectives_ < slowTo_) std::this_thread::sleep_for(3 * delay_);
+            ++collectives_;
+        }
+        return p2p_.exchange(round, sends, receives);
+    }
+    Status reduceSum(float* dst, const float* src, std::size_t count) override { return p2p_.reduceSum(dst, src, count); }
+    Result<float*> scratch(int index, std::size_t count) override { return p2p_.scratch(index, count); }
+    using Transport::scratch;
+
+private:
+    Transport& inner_;
+    PointToPoint& p2p_;
+    const std::size_t slowFloats_;
+    const std::chrono::milliseconds delay_;
+    const int slowFrom_, slowTo_;
+    bool started_ = false;
+    int collectives_ = 0, nativeCalls_ = 0;
+};
+
 }  // namespace
 
 class TestCollectives : public QObject {
@@ -435,6 +498,65 @@ private slots:
         QStringList names;
         for (Algorithm a : timedAtLargestPoint(ranks, shape.value(), static_cast<double>(mib) * (1 << 20))) names << QString::fromStdString(algorithmName(a));
         QCOMPARE(names, timed);
+    }
+
+    // The second look at the largest point: only where no candidate is settled ahead of native and one leads by its
+    // median, and then the one with the higher median; a candidate priced from another (derived) is never timed again.
+    void secondLookOnlyAtAnUnsettledLead_data() {
+        QTest::addColumn<QList<double>>("ring");
+        QTest::addColumn<QList<double>>("halvingDoubling");
+        QTest::addColumn<QList<double>>("derivedRecursiveDoubling");
+        QTest::addColumn<QString>("expected");
+        const QList<double> settled{1.2, 1.3, 1.25, 1.1, 1.15, 1.2, 1.3, 1.22, 1.18};  // low end x_(2) = 1.1
+        const QList<double> unsettled{1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 1.3, 0.9, 0.95};   // median 1.3, low end 0.95
+        const QList<double> unsettledHigher{1.4, 1.4, 1.4, 1.4, 1.4, 1.4, 0.8, 0.9, 0.95};
+        const QList<double> behind{0.9, 0.95, 1.1, 0.8, 0.9, 0.85, 1.05, 0.9, 0.92};
+        QTest::newRow("a lead it could not settle") << unsettled << behind << behind << "ring";
+        QTest::newRow("one settled ahead: no second look") << settled << unsettledHigher << behind << "native";
+        QTest::newRow("of two unsettled leads the higher") << unsettled << unsettledHigher << behind << "halving-doubling";
+        QTest::newRow("no lead") << behind << behind << behind << "native";
+        QTest::newRow("a derived lead is not timed again") << behind << behind << unsettledHigher << "native";
+        QTest::newRow("too few pairs for an interval")
+            << QList<double>{1.5, 1.5, 1.5, 1.5, 0.9} << behind << behind << "native";
+    }
+    void secondLookOnlyAtAnUnsettledLead() {
+        QFETCH(QList<double>, ring);
+        QFETCH(QList<double>, halvingDoubling);
+        QFETCH(QList<double>, derivedRecursiveDoubling);
+        QFETCH(QString, expected);
+        const Algorithm chosen = secondLookCandidate({pairsOf(Algorithm::Ring, ring),
+                                                      pairsOf(Algorithm::HalvingDoubling, halvingDoubling),
+                                                      pairsOf(Algorithm::RecursiveDoubling, derivedRecursiveDoubling, true)});
+        QCOMPARE(QString::fromStdString(algorithmName(chosen)), expected);
+    }
+
+    // A real calibration on 2 Gloo ranks whose calls at the largest point (1 MiB here) are slowed on a schedule:
+    // native always by 60 ms, each candidate's first two pairs by 180 ms. Every candidate then leads by its median (4
+    // of 6 pairs far above 1) with its interval ([min, max] of 6) holding 1: none is settled. The one with the highest
+    // median is timed in 6 more pairs, none slowed, and is taken there (10 of 12 above 1 settle it). Before the second
+    // look native ran 19 times at that size (1 warm-up, 6 pairs x 3 candidates) and was kept.
+    void calibrationLooksAgainAtAnUnsettledLead() {
+        auto& g = group(2);
+        const CalibrationPoint largest{1 << 20, 6};
+        const std::size_t floats = largest.bytes / sizeof(float);
+        const int candidates = static_cast<int>(candidateAlgorithms(2, Topology::flat()).size());
+        // The candidates' collectives at that size: one warm-up each, then the first two pairs of each.
+        std::vector<std::unique_ptr<ScheduledSlowdown>> slowed;
+        for (auto& t : g)
+            slowed.push_back(std::make_unique<ScheduledSlowdown>(*t, floats, std::chrono::milliseconds(60), candidates,
+                                                                 3 * candidates));
+        std::vector<LinkParams> links(2);
+        const auto results = onEveryRank(2, [&](int r) -> Status {
+            auto link = calibrateLinkParams(*slowed[r], Topology::flat(), 0, {{16 << 10}, largest});
+            if (!link.ok()) return link.status();
+            links[r] = link.value();
+            return Status::success();
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        for (const auto& s : slowed) QCOMPARE(s->nativeCallsAtSlowSize(), 1 + (candidates + 1) * largest.pairs);
+        QVERIFY(chooseAlgorithm(2, Topology::flat(), largest.bytes, links[0]) != Algorithm::Native);
+        QCOMPARE(chooseAlgorithm(2, Topology::flat(), largest.bytes, links[1]),
+                 chooseAlgorithm(2, Topology::flat(), largest.bytes, links[0]));
     }
 
     // A real calibration on 4 Gloo ranks: recursive doubling, not timed at the largest point, is priced there at the

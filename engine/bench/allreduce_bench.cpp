@@ -176,6 +176,29 @@ Judgement judgeRatio(const MedianInterval& ratio, double goal) {
     return {Verdict::NotJudged, text};
 }
 
+std::vector<AheadJudgement> judgeAheadWherePoor(const std::map<std::string, std::vector<AllreduceBenchRow>>& rows) {
+    std::vector<AheadJudgement> out;
+    const auto autoRows = rows.find("auto");
+    if (autoRows == rows.end()) return out;
+    for (const AllreduceBenchRow& a : autoRows->second) {
+        if (a.bytes < (1u << 20)) continue;
+        AheadJudgement j{a.bytes, "", nullptr, &a};
+        for (const auto& [name, list] : rows) {
+            if (name == "auto") continue;
+            for (const AllreduceBenchRow& r : list)
+                if (r.bytes == a.bytes && judgeRatio(r.ratio, 1.0).verdict == Verdict::Met &&
+                    (!j.bestRow || r.ratio.median > j.bestRow->ratio.median)) {
+                    j.bestRow = &r;
+                    j.best = name;
+                }
+        }
+        if (!j.bestRow) continue;
+        j.verdict = judgeRatio(a.ratio, 1.0).verdict;
+        out.push_back(j);
+    }
+    return out;
+}
+
 std::vector<std::string> allreduceBenchAlgorithms() {
     return {"plan", "dynamic", "ring", "recursive-doubling", "halving-doubling", "torus", "auto"};
 }

@@ -26,6 +26,7 @@
 #include "engine/status.h"
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,19 @@ struct Judgement {
 
 // Whether the ratios' median reaches `goal` at the interval's confidence (see the top of this file).
 Judgement judgeRatio(const MedianInterval& ratio, double goal);
+
+// The goal's second half: at each size >= 1 MiB where another algorithm of the same run was clearly ahead of the
+// transport's own all-reduce (its interval's low end >= 1: the transport's choice is poor there), auto's ratio
+// judged against 1: Met ("ahead") when its low end is >= 1, NotMet when its high end is below 1. `rows` by the
+// algorithm asked for ("auto" among them); the best of the others is the one with the highest median.
+struct AheadJudgement {
+    std::size_t bytes = 0;
+    std::string best;                  // the algorithm clearly ahead
+    const AllreduceBenchRow* bestRow = nullptr;  // its row, and auto's, in `rows`
+    const AllreduceBenchRow* autoRow = nullptr;
+    Verdict verdict = Verdict::NotJudged;
+};
+std::vector<AheadJudgement> judgeAheadWherePoor(const std::map<std::string, std::vector<AllreduceBenchRow>>& rows);
 
 std::vector<std::string> allreduceBenchAlgorithms();
 Status validate(const AllreduceBenchOptions& options);

@@ -76,39 +76,20 @@ struct AutoVerdicts {
     int ahead = 0, notAhead = 0, aheadUnjudged = 0;
 };
 
-// Where another algorithm was clearly ahead of the transport's own all-reduce at a size >= 1 MiB, auto's ratio there
-// judged against 1 (ahead when its interval's low end is >= 1, NOT ahead when its high end is below 1), one line
-// each. Each algorithm's rows come from rounds of its own, minutes apart from auto's: a lead that comes and goes
-// with the load may show in one and not the other.
-void judgeAheadWherePoor(const std::map<std::string, std::vector<AllreduceBenchRow>>& rows, const std::string& native,
+// Auto where the transport's own choice is poor (judgeAheadWherePoor), one line each. Each algorithm's rows come
+// from rounds of its own, minutes apart from auto's: a lead that comes and goes with the load may show in one and
+// not the other.
+void printAheadWherePoor(const std::map<std::string, std::vector<AllreduceBenchRow>>& rows, const std::string& native,
                          AutoVerdicts& v) {
-    const auto autoRows = rows.find("auto");
-    if (autoRows == rows.end()) return;
-    bool header = false;
-    for (const AllreduceBenchRow& a : autoRows->second) {
-        if (a.bytes < (1u << 20)) continue;
-        const AllreduceBenchRow* best = nullptr;
-        std::string bestName;
-        for (const auto& [name, list] : rows) {
-            if (name == "auto") continue;
-            for (const AllreduceBenchRow& r : list)
-                if (r.bytes == a.bytes && judgeRatio(r.ratio, 1.0).verdict == Verdict::Met &&
-                    (!best || r.ratio.median > best->ratio.median)) {
-                    best = &r;
-                    bestName = name;
-                }
-        }
-        if (!best) continue;
-        if (!header) {
-            std::printf("# where %s's own choice is poor (another algorithm clearly ahead of it): is auto ahead too?\n",
-                        native.c_str());
-            header = true;
-        }
-        const Judgement j = judgeRatio(a.ratio, 1.0);
+    const std::vector<AheadJudgement> judged = judgeAheadWherePoor(rows);
+    if (judged.empty()) return;
+    std::printf("# where %s's own choice is poor (another algorithm clearly ahead of it): is auto ahead too?\n",
+                native.c_str());
+    for (const AheadJudgement& j : judged) {
+        const MedianInterval &b = j.bestRow->ratio, &a = j.autoRow->ratio;
         const char* text = j.verdict == Verdict::Met ? "ahead" : j.verdict == Verdict::NotMet ? "NOT ahead" : "not judged";
-        std::printf("%12zu %s %.3f [%.2f..%.2f]; auto:%s %.3f [%.2f..%.2f]  %s\n", a.bytes, bestName.c_str(),
-                    best->ratio.median, best->ratio.low, best->ratio.high, a.ran.c_str(), a.ratio.median, a.ratio.low,
-                    a.ratio.high, text);
+        std::printf("%12zu %s %.3f [%.2f..%.2f]; auto:%s %.3f [%.2f..%.2f]  %s\n", j.bytes, j.best.c_str(), b.median,
+                    b.low, b.high, j.autoRow->ran.c_str(), a.median, a.low, a.high, text);
         ++(j.verdict == Verdict::Met ? v.ahead : j.verdict == Verdict::NotMet ? v.notAhead : v.aheadUnjudged);
     }
 }
@@ -160,7 +141,7 @@ std::size_t busBandwidth(const BusbwSettings& b, AutoVerdicts& verdicts) {
             }
             all[algorithm] = std::move(rows.value());
         }
-        judgeAheadWherePoor(all, native, verdicts);
+        printAheadWherePoor(all, native, verdicts);
     }
     return wrong;
 }

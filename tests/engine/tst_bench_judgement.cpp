@@ -23,6 +23,16 @@ QList<double> repeated(std::initializer_list<std::pair<int, double>> runs) {
     return out;
 }
 
+// A benchmark row of `bytes` whose 20 pairs' ratios are `ratios` (auto's: `ran` the algorithm it ran).
+AllreduceBenchRow rowOf(std::size_t bytes, const QList<double>& ratios, const std::string& ran = "") {
+    AllreduceBenchRow r;
+    r.bytes = bytes;
+    r.ran = ran;
+    r.pair_ratios = toVector(ratios);
+    r.ratio = medianInterval(r.pair_ratios);
+    return r;
+}
+
 }  // namespace
 
 class TestBenchJudgement : public QObject {
@@ -118,6 +128,52 @@ private slots:
         }
         QVERIFY2(held >= 0.945 * trials, qPrintable(QString("held %1 of %2").arg(held).arg(trials)));
         QVERIFY2(held <= 0.975 * trials, qPrintable(QString("held %1 of %2").arg(held).arg(trials)));
+    }
+
+    // The goal's second half: auto is judged only where another algorithm is clearly ahead of the transport's own
+    // (20 pairs: the interval is [x_(6), x_(15)]), against 1, and beside the best such algorithm by median.
+    void aheadWherePoor_data() {
+        QTest::addColumn<QList<double>>("ring");
+        QTest::addColumn<QList<double>>("halvingDoubling");
+        QTest::addColumn<QList<double>>("autoRatios");
+        QTest::addColumn<qulonglong>("bytes");
+        QTest::addColumn<QString>("expected");  // "" = not judged at all; else best algorithm and verdict
+        const QList<double> clearlyAhead = repeated({{3, 0.9}, {17, 1.2}});    // low end x_(6) = 1.2
+        const QList<double> furtherAhead = repeated({{3, 0.9}, {17, 1.3}});
+        const QList<double> straddling = repeated({{8, 0.9}, {12, 1.1}});      // 0.9..1.1
+        const QList<double> behind = repeated({{16, 0.9}, {4, 1.1}});          // high end x_(15) = 0.9
+        const qulonglong mib32 = 32ull << 20;
+        QTest::newRow("auto ahead where the ring is") << clearlyAhead << behind << clearlyAhead << mib32 << "ring ahead";
+        QTest::newRow("auto behind where the ring is ahead") << clearlyAhead << behind << behind << mib32 << "ring NOT ahead";
+        QTest::newRow("auto in the noise") << clearlyAhead << behind << straddling << mib32 << "ring not judged";
+        QTest::newRow("the best of two ahead") << clearlyAhead << furtherAhead << clearlyAhead << mib32
+                                               << "halving-doubling ahead";
+        QTest::newRow("nobody clearly ahead: Gloo's choice is not poor") << straddling << behind << behind << mib32 << "";
+        QTest::newRow("below 1 MiB: not judged") << clearlyAhead << behind << behind << 512ull * 1024 << "";
+    }
+    void aheadWherePoor() {
+        QFETCH(QList<double>, ring);
+        QFETCH(QList<double>, halvingDoubling);
+        QFETCH(QList<double>, autoRatios);
+        QFETCH(qulonglong, bytes);
+        QFETCH(QString, expected);
+        const std::map<std::string, std::vector<AllreduceBenchRow>> rows{
+            {"auto", {rowOf(1 << 10, autoRatios, "native"), rowOf(bytes, autoRatios, "ring")}},
+            {"ring", {rowOf(1 << 10, ring), rowOf(bytes, ring)}},
+            {"halving-doubling", {rowOf(bytes, halvingDoubling)}}};
+        const std::vector<AheadJudgement> judged = judgeAheadWherePoor(rows);
+        if (expected.isEmpty()) {
+            QVERIFY(judged.empty());
+            return;
+        }
+        QCOMPARE(judged.size(), std::size_t(1));
+        QCOMPARE(judged[0].bytes, bytes);
+        QCOMPARE(judged[0].autoRow, &rows.at("auto")[1]);
+        const char* verdict = judged[0].verdict == Verdict::Met      ? "ahead"
+                              : judged[0].verdict == Verdict::NotMet ? "NOT ahead"
+                                                                     : "not judged";
+        QCOMPARE(QString::fromStdString(judged[0].best) + " " + verdict, expected);
+        QCOMPARE(judged[0].bestRow->ratio.median, rows.at(judged[0].best).back().ratio.median);
     }
 };
 

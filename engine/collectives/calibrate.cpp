@@ -85,7 +85,7 @@ std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, 
     return kept;
 }
 
-Algorithm secondLookCandidate(const std::vector<PairedTimes>& atLargestPoint) {
+Algorithm unsettledLead(const std::vector<PairedTimes>& atLargestPoint) {
     Algorithm unsettled = Algorithm::Native;
     double best = 1;
     for (const PairedTimes& t : atLargestPoint) {
@@ -171,16 +171,15 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
             return timings[first + static_cast<std::size_t>(std::find(here.begin(), here.end(), a) - here.begin())];
         };
         for (std::size_t k = 0; k < order.size(); ++k) record(timingsOf(order[k].algorithm), &times[2 * k]);
-        if (point.bytes == largest) {
+        for (int look = 1; point.bytes == largest && look < kLooksAtLargestPoint; ++look) {
             const std::vector<PairedTimes> timed(timings.begin() + static_cast<std::ptrdiff_t>(first), timings.end());
-            const Algorithm unsettled = secondLookCandidate(timed);
-            if (unsettled != Algorithm::Native) {
-                std::vector<Pair> again;
-                for (int pair = 0; pair < pairs; ++pair) again.push_back({unsettled, pair % 2 == 0});
-                std::vector<float> more;
-                PACER_RETURN_IF_ERROR(timedPairs(again, more));
-                for (std::size_t k = 0; k < again.size(); ++k) record(timingsOf(unsettled), &more[2 * k]);
-            }
+            const Algorithm unsettled = unsettledLead(timed);
+            if (unsettled == Algorithm::Native) break;
+            std::vector<Pair> again;
+            for (int pair = 0; pair < pairs; ++pair) again.push_back({unsettled, pair % 2 == 0});
+            std::vector<float> more;
+            PACER_RETURN_IF_ERROR(timedPairs(again, more));
+            for (std::size_t k = 0; k < again.size(); ++k) record(timingsOf(unsettled), &more[2 * k]);
         }
         // A candidate left out here moves more bytes than the first one timed, by the formulas: its times are that
         // one's scaled by the ratio of the two (extrapolated from its last point instead, it came out at no cost at

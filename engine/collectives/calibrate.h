@@ -2,7 +2,8 @@
 // At each size, every candidate algorithm (candidateAlgorithms) is timed in pairs against the transport's own
 // all-reduce (native): one call of each next to the other, which first alternating, the point's pairs per candidate
 // (9; 6 at the largest, 32 MiB, where only the bandwidth-optimal candidates are timed, below), the candidates taking
-// turns; at the largest point a candidate whose lead its pairs left unsettled gets as many again (secondLookCandidate).
+// turns; at the largest point a candidate whose lead its pairs left unsettled gets as many again, up to twice
+// (unsettledLead).
 // The times are averaged over the ranks (one all-reduce on the transport per point), so every rank holds the same
 // numbers and makes the same choices. Per candidate and size, the pairs' speed-ups
 // (native's time over the candidate's) give a median and a 95% interval for it (engine/median_interval.h). The link
@@ -80,16 +81,19 @@ struct PairedTimes {
     bool derived = false;
 };
 
-// A second look at the largest point: where no candidate timed there is settled ahead of native (its interval's low
-// end above 1) but one leads by its median (above 1, the highest), that one is timed again in as many pairs as it had,
-// and its interval comes from all of them. The candidates' times at the largest point (the derived left out); Native
-// when none needs a second look. Why: on 4 Gloo ranks the ring led gloo::allreduce at 32 MiB by 1.14 [1.05..1.22]
-// in the benchmark, but its 9 pairs at calibration, with calls of 55-123 ms at load 1-4, settled that lead in 5 of
-// 10 calibrations (medians 1.09-1.26, low ends 0.81-1.07; 8 of 9 pairs must be above 1), and auto then ran
-// gloo::allreduce there; with the second look 8 of 10, interleaved (docs/ARCHITECTURE.md). With 18 pairs 14 must be: a candidate that wins a pair with probability 0.8 is now taken
-// with 0.75 instead of 0.44 (0.58 instead of 0.26 with 6 pairs, 2 ranks); one no faster than native with 3% instead
-// of 2% (both looks together). The second look costs its pairs only where it is taken.
-Algorithm secondLookCandidate(const std::vector<PairedTimes>& atLargestPoint);
+// Another look at the largest point: where no candidate timed there is settled ahead of native (its interval's low
+// end above 1) but one leads by its median (above 1, the highest), that one is timed again in as many pairs as it
+// had, and its interval comes from all of them; up to kLooksAtLargestPoint looks in all. unsettledLead takes the
+// candidates' times at the largest point (the derived ones left out) and names the one to look at again, Native for
+// none. Why: on 4 Gloo ranks the ring led gloo::allreduce at 32 MiB by 1.14 [1.05..1.22] in the benchmark, but its 9
+// pairs at calibration, with calls of 55-123 ms at load 1-4, settled that lead in 5 of 10 calibrations (medians
+// 1.09-1.26, low ends 0.81-1.07; 8 of 9 pairs must be above 1), and auto then ran gloo::allreduce there; with a
+// second look 8 of 10, interleaved (docs/ARCHITECTURE.md). With 18 pairs 14 must be above 1, with 27 20: a candidate
+// that wins a pair with probability 0.8 is taken with 0.87 over three looks, 0.75 over two, 0.44 in one (6 pairs
+// a look, 2 ranks: 0.74, 0.58, 0.26); one no faster than native with 3.3%, 3.0%, 2.0% (3.6%, 3.0%, 1.6%). A look
+// costs its pairs only where it is taken.
+Algorithm unsettledLead(const std::vector<PairedTimes>& atLargestPoint);
+constexpr int kLooksAtLargestPoint = 3;
 
 // The link from calibration timings: each algorithm's measured (and upper) times as described at the top, and the
 // fit of α, β, γ over the candidates' median times.

@@ -87,7 +87,7 @@ Judgement judgeRatio(const MedianInterval& ratio, double goal);
 // algorithm asked for ("auto" among them); the best of the others is the one with the highest median.
 struct AheadJudgement {
     std::size_t bytes = 0;
-    std::string best;                  // the algorithm clearly ahead
+    std::string best;                            // the algorithm clearly ahead
     const AllreduceBenchRow* bestRow = nullptr;  // its row, and auto's, in `rows`
     const AllreduceBenchRow* autoRow = nullptr;
     Verdict verdict = Verdict::NotJudged;

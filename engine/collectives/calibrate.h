@@ -3,9 +3,8 @@
 // all-reduce (native): one call of each next to the other, which first alternating, the point's pairs per candidate
 // (9; 6 at the largest, 32 MiB, where only the bandwidth-optimal candidates are timed, below), the candidates taking
 // turns; at the largest point a candidate whose lead its pairs left unsettled gets as many again, up to twice
-// (unsettledLead).
-// The times are averaged over the ranks (one all-reduce on the transport per point), so every rank holds the same
-// numbers and makes the same choices. Per candidate and size, the pairs' speed-ups
+// (unsettledLead). The times are averaged over the ranks (one all-reduce on the transport per point), so every rank
+// holds the same numbers and makes the same choices. Per candidate and size, the pairs' speed-ups
 // (native's time over the candidate's) give a median and a 95% interval for it (engine/median_interval.h). The link
 // keeps α, β, γ fitted over the candidates (for what was not measured) and each algorithm's measured times
 // (LinkParams::measured): native's median, and for a candidate native's median over its median speed-up and, as its

@@ -114,7 +114,19 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         if (p.pairs < 1 || p.bytes < sizeof(float)) return Status::error("calibrating the link: a size without pairs or bytes");
         largest = std::max(largest, p.bytes);
     }
-    std::vector<float> data(largest / sizeof(float), 1.0f);
+    // The calls reduce a buffer in the transport's memory space: on a GPU transport device memory (NCCL's
+    // point-to-point layer takes nothing else, and its all-reduce would stage a host buffer through the device, which
+    // calibration would then time as native's cost). Its values do not matter; the times only go through the host.
+    std::vector<float> host;
+    float* data = nullptr;
+    if (transport.deviceMemory()) {
+        Result<float*> device = transport.scratch(largest / sizeof(float), channel);
+        if (!device.ok()) return Status::error("calibrating the link: " + device.status().message());
+        data = device.value();
+    } else {
+        host.assign(largest / sizeof(float), 1.0f);
+        data = host.data();
+    }
     std::vector<PairedTimes> timings;
     for (const CalibrationPoint& point : points) {
         const std::size_t count = point.bytes / sizeof(float);
@@ -125,8 +137,8 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
             point.bytes < largest ? candidates : timedAtLargestPoint(n, topology, bytes);
         const int pairs = point.pairs * static_cast<int>(candidates.size()) / static_cast<int>(here.size());
         auto once = [&](Algorithm a) {
-            return a == Algorithm::Native ? transport.allreduceOn(channel, data.data(), count)
-                                          : runAllreduce(a, *p2p, data.data(), count, {topology, 0});
+            return a == Algorithm::Native ? transport.allreduceOn(channel, data, count)
+                                          : runAllreduce(a, *p2p, data, count, {topology, 0});
         };
         // ns per call, [pair][native, candidate] for the pairs `order` names, averaged over the ranks (one
         // all-reduce), so that every rank holds the same numbers and makes the same choices.

@@ -111,20 +111,43 @@ PairedTimes pairsOf(Algorithm a, const QList<double>& speedups, bool derived = f
     return t;
 }
 
-// A Gloo rank whose calls at one size are slowed on a schedule, so that calibration meets a lead it cannot settle
-// at first: the transport's own all-reduce of `slowFloats` always sleeps `delay`; of the algorithms' collectives at
-// that size (told by their messages, which carry at least a quarter of it), those numbered [slowFrom, slowTo) sleep
-// three times as long. Counts native's calls at that size.
-class ScheduledSlowdown : public Transport, public PointToPoint {
+// A Gloo rank behind a wrapper that forwards every call, as transport and as point-to-point layer; the tests below
+// override what they watch.
+class ForwardingRank : public Transport, public PointToPoint {
+public:
+    explicit ForwardingRank(Transport& inner) : inner_(inner), p2p_(*inner.pointToPoint(0)) {}
+    int rank() const override { return inner_.rank(); }
+    int size() const override { return inner_.size(); }
+    Status allreduceOn(int channel, float* data, std::size_t count) override {
+        return inner_.allreduceOn(channel, data, count);
+    }
+    Status broadcast(void* data, std::size_t bytes, int root) override { return inner_.broadcast(data, bytes, root); }
+    PointToPoint* pointToPoint(int) override { return this; }
+    void abort() override { inner_.abort(); }
+    void beginCollective() override { p2p_.beginCollective(); }
+    Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override {
+        return p2p_.exchange(round, sends, receives);
+    }
+    Status reduceSum(float* dst, const float* src, std::size_t count) override { return p2p_.reduceSum(dst, src, count); }
+    Result<float*> scratch(int index, std::size_t count) override { return p2p_.scratch(index, count); }
+    using Transport::scratch;
+
+protected:
+    Transport& inner_;
+    PointToPoint& p2p_;
+};
+
+// A rank whose calls at one size are slowed on a schedule, so that calibration meets a lead it cannot settle at
+// first: the transport's own all-reduce of `slowFloats` always sleeps `delay`; of the algorithms' collectives at that
+// size (told by their messages, which carry at least a quarter of it), those numbered [slowFrom, slowTo) sleep three
+// times as long. Counts native's calls at that size.
+class ScheduledSlowdown : public ForwardingRank {
 public:
     ScheduledSlowdown(Transport& inner, std::size_t slowFloats, std::chrono::milliseconds delay, int slowFrom,
                       int slowTo)
-        : inner_(inner), p2p_(*inner.pointToPoint(0)), slowFloats_(slowFloats), delay_(delay), slowFrom_(slowFrom),
-          slowTo_(slowTo) {}
+        : ForwardingRank(inner), slowFloats_(slowFloats), delay_(delay), slowFrom_(slowFrom), slowTo_(slowTo) {}
     int nativeCallsAtSlowSize() const { return nativeCalls_; }
 
-    int rank() const override { return inner_.rank(); }
-    int size() const override { return inner_.size(); }
     Status allreduceOn(int channel, float* data, std::size_t count) override {
         if (count == slowFloats_) {
             ++nativeCalls_;
@@ -132,10 +155,6 @@ public:
         }
         return inner_.allreduceOn(channel, data, count);
     }
-    Status broadcast(void* data, std::size_t bytes, int root) override { return inner_.broadcast(data, bytes, root); }
-    PointToPoint* pointToPoint(int) override { return this; }
-    void abort() override { inner_.abort(); }
-
     void beginCollective() override {
         started_ = true;
         p2p_.beginCollective();
@@ -150,18 +169,58 @@ public:
         }
         return p2p_.exchange(round, sends, receives);
     }
-    Status reduceSum(float* dst, const float* src, std::size_t count) override { return p2p_.reduceSum(dst, src, count); }
-    Result<float*> scratch(int index, std::size_t count) override { return p2p_.scratch(index, count); }
-    using Transport::scratch;
 
 private:
-    Transport& inner_;
-    PointToPoint& p2p_;
     const std::size_t slowFloats_;
     const std::chrono::milliseconds delay_;
     const int slowFrom_, slowTo_;
     bool started_ = false;
     int collectives_ = 0, nativeCalls_ = 0;
+};
+
+// A rank that says its memory is a device's, as NCCL's: buffers from its scratch calls stand for device memory.
+// Counts the calls that hand it other memory: a point-to-point message outside every scratch buffer (NCCL's layer
+// takes device memory only), and an all-reduce of `watchedFloats` or more floats outside its transport scratch.
+class DeviceLikeRank : public ForwardingRank {
+public:
+    DeviceLikeRank(Transport& inner, std::size_t watchedFloats) : ForwardingRank(inner), watched_(watchedFloats) {}
+    int hostMemoryCalls() const { return hostCalls_; }
+
+    bool deviceMemory() const override { return true; }
+    Result<float*> scratch(std::size_t count, int channel) override {
+        auto s = Transport::scratch(count, channel);
+        if (s.ok()) transportScratch_ = {s.value(), s.value() + count};
+        return s;
+    }
+    Result<float*> scratch(int index, std::size_t count) override {
+        auto s = p2p_.scratch(index, count);
+        if (s.ok()) p2pScratch_.push_back({s.value(), s.value() + count});
+        return s;
+    }
+    Status allreduceOn(int channel, float* data, std::size_t count) override {
+        if (count >= watched_ && !inside(transportScratch_, data, count)) ++hostCalls_;
+        return inner_.allreduceOn(channel, data, count);
+    }
+    Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override {
+        for (std::span<const P2POp> ops : {sends, receives})
+            for (const P2POp& op : ops)
+                if (!onDevice(op.data, op.count) || (op.add_to && !onDevice(op.add_to, op.count))) ++hostCalls_;
+        return p2p_.exchange(round, sends, receives);
+    }
+
+private:
+    using Range = std::pair<const float*, const float*>;
+    static bool inside(const Range& r, const float* p, std::size_t count) {
+        return r.first <= p && p + count <= r.second;
+    }
+    bool onDevice(const float* p, std::size_t count) const {
+        return inside(transportScratch_, p, count) ||
+               std::any_of(p2pScratch_.begin(), p2pScratch_.end(), [&](const Range& r) { return inside(r, p, count); });
+    }
+    const std::size_t watched_;
+    Range transportScratch_{nullptr, nullptr};
+    std::vector<Range> p2pScratch_;
+    int hostCalls_ = 0;
 };
 
 }  // namespace
@@ -564,6 +623,22 @@ private slots:
         QVERIFY(chooseAlgorithm(2, Topology::flat(), largest.bytes, links[0]) != Algorithm::Native);
         QCOMPARE(chooseAlgorithm(2, Topology::flat(), largest.bytes, links[1]),
                  chooseAlgorithm(2, Topology::flat(), largest.bytes, links[0]));
+    }
+
+    // On a transport whose memory is a device's (NCCL), calibration reduces a buffer of that memory, from the
+    // transport's scratch: NCCL's point-to-point layer takes nothing else, and its all-reduce would stage a host
+    // buffer through the device and calibration would time that copy as native's cost. The calibration used a host
+    // vector: every one of its calls handed the transport host memory.
+    void calibrationReducesInTheTransportsMemory() {
+        auto& g = group(2);
+        const std::vector<CalibrationPoint> points{{16 << 10}, {256 << 10}};
+        std::vector<std::unique_ptr<DeviceLikeRank>> ranks;
+        for (auto& t : g) ranks.push_back(std::make_unique<DeviceLikeRank>(*t, (16 << 10) / sizeof(float)));
+        const auto results = onEveryRank(2, [&](int r) {
+            return calibrateLinkParams(*ranks[r], Topology::flat(), 0, points).status();
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        for (const auto& r : ranks) QCOMPARE(r->hostMemoryCalls(), 0);
     }
 
     // A real calibration on 4 Gloo ranks: recursive doubling, not timed at the largest point, is priced there at the

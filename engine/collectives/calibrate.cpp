@@ -101,6 +101,64 @@ Algorithm unsettledLead(const std::vector<PairedTimes>& atLargestPoint) {
     return unsettled;
 }
 
+namespace {
+
+// Times pairs of calls at one size on every rank, one next to the other, and gathers them: ns per call, [pair]
+// [native, candidate], averaged over the ranks (one all-reduce), so that every rank holds the same numbers and makes
+// the same choices.
+class PairTimer {
+public:
+    PairTimer(Transport& transport, PointToPoint& p2p, const Topology& topology, int channel, float* data)
+        : transport_(transport), p2p_(p2p), topology_(topology), channel_(channel), data_(data) {}
+
+    Status once(Algorithm a, std::size_t count) {
+        return a == Algorithm::Native ? transport_.allreduceOn(channel_, data_, count)
+                                      : runAllreduce(a, p2p_, data_, count, {topology_, 0});
+    }
+
+    Result<std::vector<float>> time(const std::vector<Pair>& pairs, std::size_t count) {
+        std::vector<float> times;
+        for (const Pair& p : pairs) {
+            float nativeNs = 0, algorithmNs = 0;
+            if (p.nativeFirst) {
+                PACER_RETURN_IF_ERROR(timed(Algorithm::Native, count, nativeNs));
+                PACER_RETURN_IF_ERROR(timed(p.algorithm, count, algorithmNs));
+            } else {
+                PACER_RETURN_IF_ERROR(timed(p.algorithm, count, algorithmNs));
+                PACER_RETURN_IF_ERROR(timed(Algorithm::Native, count, nativeNs));
+            }
+            times.push_back(nativeNs);
+            times.push_back(algorithmNs);
+        }
+        PACER_RETURN_IF_ERROR(transport_.allreduceOn(channel_, times.data(), times.size()));
+        for (float& t : times) t /= static_cast<float>(transport_.size());
+        return times;
+    }
+
+private:
+    Status timed(Algorithm a, std::size_t count, float& ns) {
+        const auto start = std::chrono::steady_clock::now();
+        PACER_RETURN_IF_ERROR(once(a, count));
+        ns = std::chrono::duration<float, std::nano>(std::chrono::steady_clock::now() - start).count();
+        return Status::success();
+    }
+
+    Transport& transport_;
+    PointToPoint& p2p_;
+    const Topology& topology_;
+    const int channel_;
+    float* const data_;
+};
+
+// Pairs of `candidate` against native, which side first alternating by pair (from native).
+std::vector<Pair> pairsOf(Algorithm candidate, int pairs) {
+    std::vector<Pair> out;
+    for (int pair = 0; pair < pairs; ++pair) out.push_back({candidate, pair % 2 == 0});
+    return out;
+}
+
+}  // namespace
+
 Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& topology, int channel,
                                        const std::vector<CalibrationPoint>& points) {
     PointToPoint* p2p = transport.pointToPoint(channel);
@@ -127,6 +185,7 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         host.assign(largest / sizeof(float), 1.0f);
         data = host.data();
     }
+    PairTimer timer(transport, *p2p, topology, channel, data);
     std::vector<PairedTimes> timings;
     for (const CalibrationPoint& point : points) {
         const std::size_t count = point.bytes / sizeof(float);
@@ -136,62 +195,33 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
         const std::vector<Algorithm> here =
             point.bytes < largest ? candidates : timedAtLargestPoint(n, topology, bytes);
         const int pairs = point.pairs * static_cast<int>(candidates.size()) / static_cast<int>(here.size());
-        auto once = [&](Algorithm a) {
-            return a == Algorithm::Native ? transport.allreduceOn(channel, data, count)
-                                          : runAllreduce(a, *p2p, data, count, {topology, 0});
-        };
-        // ns per call, [pair][native, candidate] for the pairs `order` names, averaged over the ranks (one
-        // all-reduce), so that every rank holds the same numbers and makes the same choices.
-        auto timedPairs = [&](const std::vector<Pair>& order, std::vector<float>& times) -> Status {
-            auto timed = [&](Algorithm a, float& ns) -> Status {
-                const auto start = std::chrono::steady_clock::now();
-                PACER_RETURN_IF_ERROR(once(a));
-                ns = std::chrono::duration<float, std::nano>(std::chrono::steady_clock::now() - start).count();
-                return Status::success();
-            };
-            for (const Pair& p : order) {
-                float nativeNs = 0, algorithmNs = 0;
-                if (p.nativeFirst) {
-                    PACER_RETURN_IF_ERROR(timed(Algorithm::Native, nativeNs));
-                    PACER_RETURN_IF_ERROR(timed(p.algorithm, algorithmNs));
-                } else {
-                    PACER_RETURN_IF_ERROR(timed(p.algorithm, algorithmNs));
-                    PACER_RETURN_IF_ERROR(timed(Algorithm::Native, nativeNs));
-                }
-                times.push_back(nativeNs);
-                times.push_back(algorithmNs);
-            }
-            PACER_RETURN_IF_ERROR(transport.allreduceOn(channel, times.data(), times.size()));
-            for (float& t : times) t /= static_cast<float>(n);
-            return Status::success();
-        };
-        auto record = [](PairedTimes& t, const float* nativeThenAlgorithm) {
-            t.nativeNs.push_back(nativeThenAlgorithm[0]);
-            t.algorithmNs.push_back(nativeThenAlgorithm[1]);
-        };
-        PACER_RETURN_IF_ERROR(once(Algorithm::Native));  // warm-ups: each side's buffers exist before timing
-        for (Algorithm a : here) PACER_RETURN_IF_ERROR(once(a));
-        std::vector<Pair> order;  // the candidates take turns; which side first alternates by pair
-        for (int pair = 0; pair < pairs; ++pair)
-            for (std::size_t c = 0; c < here.size(); ++c)
-                order.push_back({here[(c + static_cast<std::size_t>(pair)) % here.size()], pair % 2 == 0});
-        std::vector<float> times;
-        PACER_RETURN_IF_ERROR(timedPairs(order, times));
         const std::size_t first = timings.size();
         for (Algorithm a : here) timings.push_back({a, n, bytes, {}, {}});
         auto timingsOf = [&](Algorithm a) -> PairedTimes& {
             return timings[first + static_cast<std::size_t>(std::find(here.begin(), here.end(), a) - here.begin())];
         };
-        for (std::size_t k = 0; k < order.size(); ++k) record(timingsOf(order[k].algorithm), &times[2 * k]);
+        auto timePairs = [&](const std::vector<Pair>& order) -> Status {
+            Result<std::vector<float>> times = timer.time(order, count);
+            if (!times.ok()) return times.status();
+            for (std::size_t k = 0; k < order.size(); ++k) {
+                PairedTimes& t = timingsOf(order[k].algorithm);
+                t.nativeNs.push_back(times.value()[2 * k]);
+                t.algorithmNs.push_back(times.value()[2 * k + 1]);
+            }
+            return Status::success();
+        };
+        PACER_RETURN_IF_ERROR(timer.once(Algorithm::Native, count));  // warm-ups: each side's buffers exist first
+        for (Algorithm a : here) PACER_RETURN_IF_ERROR(timer.once(a, count));
+        std::vector<Pair> order;  // the candidates take turns; which side first alternates by pair
+        for (int pair = 0; pair < pairs; ++pair)
+            for (std::size_t c = 0; c < here.size(); ++c)
+                order.push_back({here[(c + static_cast<std::size_t>(pair)) % here.size()], pair % 2 == 0});
+        PACER_RETURN_IF_ERROR(timePairs(order));
         for (int look = 1; point.bytes == largest && look < kLooksAtLargestPoint; ++look) {
             const std::vector<PairedTimes> timed(timings.begin() + static_cast<std::ptrdiff_t>(first), timings.end());
             const Algorithm unsettled = unsettledLead(timed);
             if (unsettled == Algorithm::Native) break;
-            std::vector<Pair> again;
-            for (int pair = 0; pair < pairs; ++pair) again.push_back({unsettled, pair % 2 == 0});
-            std::vector<float> more;
-            PACER_RETURN_IF_ERROR(timedPairs(again, more));
-            for (std::size_t k = 0; k < again.size(); ++k) record(timingsOf(unsettled), &more[2 * k]);
+            PACER_RETURN_IF_ERROR(timePairs(pairsOf(unsettled, pairs)));
         }
         // A candidate left out here moves more bytes than the first one timed, by the formulas: its times are that
         // one's scaled by the ratio of the two (extrapolated from its last point instead, it came out at no cost at

@@ -87,7 +87,9 @@ void printAheadWherePoor(const std::map<std::string, std::vector<AllreduceBenchR
                 native.c_str());
     for (const AheadJudgement& j : judged) {
         const MedianInterval &b = j.bestRow->ratio, &a = j.autoRow->ratio;
-        const char* text = j.verdict == Verdict::Met ? "ahead" : j.verdict == Verdict::NotMet ? "NOT ahead" : "not judged";
+        const char* text = j.verdict == Verdict::Met      ? "ahead"
+                           : j.verdict == Verdict::NotMet ? "NOT ahead"
+                                                          : "not judged";
         std::printf("%12zu %s %.3f [%.2f..%.2f]; auto:%s %.3f [%.2f..%.2f]  %s\n", j.bytes, j.best.c_str(), b.median,
                     b.low, b.high, j.autoRow->ran.c_str(), a.median, a.low, a.high, text);
         ++(j.verdict == Verdict::Met ? v.ahead : j.verdict == Verdict::NotMet ? v.notAhead : v.aheadUnjudged);
@@ -457,8 +459,8 @@ int main(int argc, char** argv) {
                     "95%% interval): met at %d, NOT met at %d, not judged at %d\n",
                     transport.c_str(), kAutoGoal, v.met, v.missed, v.unjudged);
     if (v.ahead + v.notAhead + v.aheadUnjudged > 0)
-        std::printf("# and ahead of it where its choice is poor (another algorithm clearly ahead; sizes x rank counts): "
-                    "ahead at %d, NOT ahead at %d, not judged at %d\n",
+        std::printf("# and ahead of it where its choice is poor (another algorithm clearly ahead; sizes x rank "
+                    "counts): ahead at %d, NOT ahead at %d, not judged at %d\n",
                     v.ahead, v.notAhead, v.aheadUnjudged);
     const bool emulated =
         emulatedTorusAgainstRing(quick, emulatedGbps, static_cast<std::size_t>(emulatedMiB), emulatedTransport);

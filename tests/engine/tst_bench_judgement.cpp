@@ -143,12 +143,15 @@ private slots:
         const QList<double> straddling = repeated({{8, 0.9}, {12, 1.1}});      // 0.9..1.1
         const QList<double> behind = repeated({{16, 0.9}, {4, 1.1}});          // high end x_(15) = 0.9
         const qulonglong mib32 = 32ull << 20;
-        QTest::newRow("auto ahead where the ring is") << clearlyAhead << behind << clearlyAhead << mib32 << "ring ahead";
-        QTest::newRow("auto behind where the ring is ahead") << clearlyAhead << behind << behind << mib32 << "ring NOT ahead";
+        QTest::newRow("auto ahead where the ring is") << clearlyAhead << behind << clearlyAhead << mib32
+                                                      << "ring ahead";
+        QTest::newRow("auto behind where the ring is ahead") << clearlyAhead << behind << behind << mib32
+                                                             << "ring NOT ahead";
         QTest::newRow("auto in the noise") << clearlyAhead << behind << straddling << mib32 << "ring not judged";
         QTest::newRow("the best of two ahead") << clearlyAhead << furtherAhead << clearlyAhead << mib32
                                                << "halving-doubling ahead";
-        QTest::newRow("nobody clearly ahead: Gloo's choice is not poor") << straddling << behind << behind << mib32 << "";
+        QTest::newRow("nobody clearly ahead: Gloo's choice is not poor")
+            << straddling << behind << behind << mib32 << "";
         QTest::newRow("below 1 MiB: not judged") << clearlyAhead << behind << behind << 512ull * 1024 << "";
     }
     void aheadWherePoor() {

@@ -128,7 +128,9 @@ public:
     Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override {
         return p2p_.exchange(round, sends, receives);
     }
-    Status reduceSum(float* dst, const float* src, std::size_t count) override { return p2p_.reduceSum(dst, src, count); }
+    Status reduceSum(float* dst, const float* src, std::size_t count) override {
+        return p2p_.reduceSum(dst, src, count);
+    }
     Result<float*> scratch(int index, std::size_t count) override { return p2p_.scratch(index, count); }
     using Transport::scratch;
 
@@ -573,7 +575,8 @@ private slots:
         const QList<double> behind{0.9, 0.95, 1.1, 0.8, 0.9, 0.85, 1.05, 0.9, 0.92};
         QTest::newRow("a lead it could not settle") << unsettled << behind << behind << "ring";
         QTest::newRow("one settled ahead: no other look") << settled << unsettledHigher << behind << "native";
-        QTest::newRow("of two unsettled leads the higher") << unsettled << unsettledHigher << behind << "halving-doubling";
+        QTest::newRow("of two unsettled leads the higher")
+            << unsettled << unsettledHigher << behind << "halving-doubling";
         QTest::newRow("no lead") << behind << behind << behind << "native";
         QTest::newRow("a derived lead is not timed again") << behind << behind << unsettledHigher << "native";
         QTest::newRow("too few pairs for an interval")

@@ -85,7 +85,7 @@ std::vector<Algorithm> timedAtLargestPoint(int ranks, const Topology& topology, 
     return kept;
 }
 
-Algorithm unsettledLead(const std::vector<PairedTimes>& atLargestPoint) {
+Algorithm unsettledLead(std::span<const PairedTimes> atLargestPoint) {
     Algorithm unsettled = Algorithm::Native;
     double best = 1;
     for (const PairedTimes& t : atLargestPoint) {
@@ -218,8 +218,7 @@ Result<LinkParams> calibrateLinkParams(Transport& transport, const Topology& top
                 order.push_back({here[(c + static_cast<std::size_t>(pair)) % here.size()], pair % 2 == 0});
         PACER_RETURN_IF_ERROR(timePairs(order));
         for (int look = 1; point.bytes == largest && look < kLooksAtLargestPoint; ++look) {
-            const std::vector<PairedTimes> timed(timings.begin() + static_cast<std::ptrdiff_t>(first), timings.end());
-            const Algorithm unsettled = unsettledLead(timed);
+            const Algorithm unsettled = unsettledLead(std::span(timings).subspan(first));
             if (unsettled == Algorithm::Native) break;
             PACER_RETURN_IF_ERROR(timePairs(pairsOf(unsettled, pairs)));
         }

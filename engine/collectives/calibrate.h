@@ -20,6 +20,7 @@
 #include "engine/collectives/algorithm_cost.h"
 #include "engine/transport/transport.h"
 
+#include <span>
 #include <vector>
 
 namespace pacer::engine {
@@ -91,7 +92,7 @@ struct PairedTimes {
 // that wins a pair with probability 0.8 is taken with 0.87 over three looks, 0.75 over two, 0.44 in one (6 pairs
 // a look, 2 ranks: 0.74, 0.58, 0.26); one no faster than native with 3.3%, 3.0%, 2.0% (3.6%, 3.0%, 1.6%). A look
 // costs its pairs only where it is taken.
-Algorithm unsettledLead(const std::vector<PairedTimes>& atLargestPoint);
+Algorithm unsettledLead(std::span<const PairedTimes> atLargestPoint);
 constexpr int kLooksAtLargestPoint = 3;
 
 // The link from calibration timings: each algorithm's measured (and upper) times as described at the top, and the

@@ -587,9 +587,10 @@ private slots:
         QFETCH(QList<double>, halvingDoubling);
         QFETCH(QList<double>, derivedRecursiveDoubling);
         QFETCH(QString, expected);
-        const Algorithm chosen = unsettledLead({pairsOf(Algorithm::Ring, ring),
-                                                pairsOf(Algorithm::HalvingDoubling, halvingDoubling),
-                                                pairsOf(Algorithm::RecursiveDoubling, derivedRecursiveDoubling, true)});
+        const std::vector<PairedTimes> atLargestPoint{
+            pairsOf(Algorithm::Ring, ring), pairsOf(Algorithm::HalvingDoubling, halvingDoubling),
+            pairsOf(Algorithm::RecursiveDoubling, derivedRecursiveDoubling, true)};
+        const Algorithm chosen = unsettledLead(atLargestPoint);
         QCOMPARE(QString::fromStdString(algorithmName(chosen)), expected);
     }
 

@@ -751,18 +751,32 @@ Result<double> observedIterationMs(const ObservedRun& run) {
 
 namespace {
 
-// What the set-aside iterations added to the mean iteration time, per iteration (Workload::stall_ns): their excess
-// over the kept iterations' mean, spread over all. The last iteration drains the link, and a run's iter_ms leaves
-// its period out, so it is left out here too. Never negative: an unusually fast iteration is no stall.
-Nanos stallNanos(const std::map<int, double>& observedMs, const std::vector<int>& setAside, int lastIteration) {
-    std::vector<double> kept, aside;
-    for (const auto& [iteration, ms] : observedMs)
-        if (iteration != lastIteration)
-            (std::binary_search(setAside.begin(), setAside.end(), iteration) ? aside : kept).push_back(ms);
-    if (kept.empty() || aside.empty()) return 0;
-    const double excessMs = (mean(aside) - mean(kept)) * static_cast<double>(aside.size());
-    const double steady = static_cast<double>(kept.size() + aside.size());
-    return static_cast<Nanos>(std::llround(std::max(0.0, excessMs) / steady * 1e6));
+// What the set-aside iterations added to the mean iteration time, per iteration (Workload::stall_ns). A run's
+// iter_ms is a mean period per rank (its slowest rank's), so the excess is taken per rank too: each rank's mean over
+// the steady iterations less its mean over the kept ones, the slowest rank's of each. Not from each iteration's
+// slowest rank: ranks stall out of phase (a rank that loses its core late in iteration 5 makes its peer wait early
+// in iteration 6), and the slowest of each iteration then counts one stall twice (the small MLP at 10 Gb/s: five
+// such iterations made 1.6 ms per iteration of what each rank's mean shows as 0.85: self-replay 21% too slow, 1% now).
+// The last iteration drains the link, and a run's iter_ms leaves its period out, so it is left out here too. Never
+// negative: an unusually fast iteration is no stall.
+Nanos stallNanos(const std::map<int, std::map<int, double>>& perRankMs, const std::vector<int>& setAside,
+                 int lastIteration) {
+    double slowestMean = 0, slowestKeptMean = 0;
+    bool anyAside = false;
+    for (const auto& [rank, observedMs] : perRankMs) {
+        std::vector<double> all, kept;
+        for (const auto& [iteration, ms] : observedMs) {
+            if (iteration == lastIteration) continue;
+            all.push_back(ms);
+            if (std::binary_search(setAside.begin(), setAside.end(), iteration)) anyAside = true;
+            else kept.push_back(ms);
+        }
+        if (kept.empty()) continue;
+        slowestMean = std::max(slowestMean, mean(all));
+        slowestKeptMean = std::max(slowestKeptMean, mean(kept));
+    }
+    if (!anyAside) return 0;
+    return static_cast<Nanos>(std::llround(std::max(0.0, slowestMean - slowestKeptMean) * 1e6));
 }
 
 }  // namespace
@@ -772,11 +786,13 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
     // The steady iterations and their observed times: the slowest rank's Iteration span, or, in a trace without
     // them, the iterations that have compute (time unknown: nothing is set aside).
     std::map<int, double> observed;  // iteration -> ms
+    std::map<int, std::map<int, double>> perRank;  // rank -> iteration -> ms
     const int warmupIter = warmupIteration(run, ObservedSpan::Iteration, ObservedSpan::Iteration);
     for (const ObservedSpan& s : run.spans)
         if (s.kind == ObservedSpan::Iteration && s.iteration != warmupIter) {
             double& ms = observed[s.iteration];
-            ms = std::max(ms, static_cast<double>(s.end - s.start) / 1e6);
+            perRank[s.rank][s.iteration] = static_cast<double>(s.end - s.start) / 1e6;
+            ms = std::max(ms, perRank[s.rank][s.iteration]);
         }
     if (observed.empty()) {
         const int warmup = warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward);
@@ -818,7 +834,7 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
     for (const ObservedSpan& s : run.spans)
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
             lastIteration = std::max(lastIteration, s.iteration);
-    model.workload.stall_ns = stallNanos(observed, model.set_aside, lastIteration);
+    model.workload.stall_ns = stallNanos(perRank, model.set_aside, lastIteration);
     for (int iteration : kept) {
         if (iteration == lastIteration && kept.size() > 1) continue;
         auto w = extractWorkload(run, {iteration});

@@ -269,6 +269,26 @@ private slots:
         QVERIFY(stalled.value().band.high_ms >= f.iter_ms - 1e-9);
     }
 
+    // Ranks stall out of phase: rank 0 loses its core for 50 ms late in iteration 5, and rank 1, already in iteration
+    // 6, waits for it there. Each rank's mean period over the 20 steady iterations rose by 2.5 ms, which is what a
+    // run's iter_ms shows; the slowest rank of each iteration counted the one stall twice (5 ms per iteration).
+    void outOfPhaseStallCountsOnce() {
+        const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
+        PolicyConfig fifo;
+        fifo.name = "fifo";
+        Result<ReplayResult> captured = replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{22, 1});
+        QVERIFY(captured.ok());
+        ObservedRun run = toObservedRun(truth, captured.value().sim, "fifo");
+        for (ObservedSpan& s : run.spans)
+            if (s.kind == ObservedSpan::Iteration && ((s.rank == 0 && s.iteration == 5) || (s.rank == 1 && s.iteration == 6)))
+                s.end += 50'000'000;
+        Result<ObservedModel> model = modelObservedRun(run);
+        QVERIFY2(model.ok(), model.status().message().c_str());
+        QCOMPARE(model.value().set_aside, (std::vector<int>{5, 6}));
+        QVERIFY2(qAbs(model.value().workload.stall_ns - 2'500'000) < 50'000,
+                 qPrintable(QString("stall %1 ns per iteration").arg(model.value().workload.stall_ns)));
+    }
+
     // Another schedule's band also carries the model's error measured on the source's own schedule: both ends move
     // out by that fraction of the prediction (the low end not below 0); no residual, or no band, changes nothing.
     void modelErrorWidensBothEnds_data() {

@@ -206,7 +206,8 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
     auto r = engine::replay(tuned.workload, tuned.cost, tuned.policy, {}, options, iterations);
     if (!r.ok()) return r.status();
     if (!own)
-        r.value().band = engine::widenedByModelError(r.value().band, r.value().sim.figures.iter_ms, input.selfResidual);
+        r.value().band = engine::widenedForAnotherSchedule(r.value().band, r.value().sim.figures.iter_ms,
+                                                           input.selfResidual, r.value().sim.figures.stall_ms);
     SelfTuned out;
     out.settings.policy = tuned.policy;
     out.settings.plan_order = tuned.plan_order;
@@ -270,7 +271,8 @@ engine::Result<engine::ReplayResult> replayInput(const ReplayInput& input, const
                                                  const engine::WhatIf& whatIf, const engine::SimOptions& options) {
     auto r = engine::replay(input.workload, input.cost, config, whatIf, options, input.iterations);
     if (r.ok() && !isOwnSchedule(input, config, whatIf))
-        r.value().band = engine::widenedByModelError(r.value().band, r.value().sim.figures.iter_ms, input.selfResidual);
+        r.value().band = engine::widenedForAnotherSchedule(r.value().band, r.value().sim.figures.iter_ms,
+                                                           input.selfResidual, r.value().sim.figures.stall_ms);
     return r;
 }
 

@@ -33,7 +33,7 @@ struct ReplayInput {
     engine::PolicyConfig observedConfig;  // the policy and segment size the run used (fifo for a profile)
     double measuredIterMs = 0;        // the run's own iter_ms, 0 when unknown
     // How far replay of the run's own schedule missed measuredIterMs, |replayed - measured| / measured: the model's
-    // error on this run, which widens the band of every prediction for another schedule (widenedByModelError).
+    // error on this run, which widens the band of every prediction for another schedule (widenedForAnotherSchedule).
     // 0 for a profile or where the run's time is unknown.
     double selfResidual = 0;
     std::int64_t runId = 0;           // 0 for a profile

@@ -96,11 +96,11 @@ Result<PredictionBand> predictionBand(double predictedMs, const std::vector<Iter
     return band;
 }
 
-PredictionBand widenedByModelError(PredictionBand band, double predictedMs, double selfResidual) {
-    if (band.iteration_ms.empty() || !(selfResidual > 0)) return band;
-    const double reach = selfResidual * predictedMs;
+PredictionBand widenedForAnotherSchedule(PredictionBand band, double predictedMs, double selfResidual, double stallMs) {
+    if (band.iteration_ms.empty()) return band;
+    const double reach = selfResidual > 0 ? selfResidual * predictedMs : 0.0;
     band.low_ms = std::max(0.0, band.low_ms - reach);
-    band.high_ms += reach;
+    band.high_ms += reach + std::max(0.0, stallMs);
     return band;
 }
 

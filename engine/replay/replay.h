@@ -80,7 +80,10 @@ Result<PredictionBand> predictionBand(double predictedMs, const std::vector<Iter
 // fraction of the prediction. Not for the run's own schedule: there the residual would put the measured time inside
 // the band by construction. On three grids of captures (predictions from fifo runs and self-predictions), the band
 // held the measured time in 4-6 points more of them, its median width 0.6-2 points wider (docs/ARCHITECTURE.md).
-PredictionBand widenedByModelError(PredictionBand band, double predictedMs, double selfResidual);
+// The high end also reaches up by the source's stalls (`stallMs`, SimFigures::stall_ms, already in the prediction):
+// they are one run's draw of a machine's rare losses, and the predicted run draws its own, as likely above the
+// source's as below (the low end already reaches a run without any: the iterations' median).
+PredictionBand widenedForAnotherSchedule(PredictionBand band, double predictedMs, double selfResidual, double stallMs);
 
 // With `iterations` (ObservedModel::iterations of the run that `workload` and `cost` came from), the result also
 // carries the prediction's band.

@@ -290,28 +290,33 @@ private slots:
     }
 
     // Another schedule's band also carries the model's error measured on the source's own schedule: both ends move
-    // out by that fraction of the prediction (the low end not below 0); no residual, or no band, changes nothing.
-    void modelErrorWidensBothEnds_data() {
+    // out by that fraction of the prediction (the low end not below 0); and its high end reaches up by the source's
+    // stalls, which the predicted run may draw again. No residual and no stall, or no band, changes nothing.
+    void anotherScheduleWidensTheBand_data() {
         QTest::addColumn<double>("low");
         QTest::addColumn<double>("high");
         QTest::addColumn<double>("residual");
+        QTest::addColumn<double>("stall");
         QTest::addColumn<bool>("hasBand");
         QTest::addColumn<double>("wantLow");
         QTest::addColumn<double>("wantHigh");
-        QTest::newRow("5% of 10 ms") << 9.0 << 11.0 << 0.05 << true << 8.5 << 11.5;
-        QTest::newRow("no residual") << 9.0 << 11.0 << 0.0 << true << 9.0 << 11.0;
-        QTest::newRow("low end stops at 0") << 1.0 << 11.0 << 0.5 << true << 0.0 << 16.0;
-        QTest::newRow("no band to widen") << 0.0 << 0.0 << 0.05 << false << 0.0 << 0.0;
+        QTest::newRow("5% of 10 ms") << 9.0 << 11.0 << 0.05 << 0.0 << true << 8.5 << 11.5;
+        QTest::newRow("no residual") << 9.0 << 11.0 << 0.0 << 0.0 << true << 9.0 << 11.0;
+        QTest::newRow("low end stops at 0") << 1.0 << 11.0 << 0.5 << 0.0 << true << 0.0 << 16.0;
+        QTest::newRow("stall reaches up") << 9.0 << 11.0 << 0.05 << 1.5 << true << 8.5 << 13.0;
+        QTest::newRow("stall, no residual") << 9.0 << 11.0 << 0.0 << 2.0 << true << 9.0 << 13.0;
+        QTest::newRow("no band to widen") << 0.0 << 0.0 << 0.05 << 1.5 << false << 0.0 << 0.0;
     }
-    void modelErrorWidensBothEnds() {
+    void anotherScheduleWidensTheBand() {
         QFETCH(double, low);
         QFETCH(double, high);
         QFETCH(double, residual);
+        QFETCH(double, stall);
         QFETCH(bool, hasBand);
         QFETCH(double, wantLow);
         QFETCH(double, wantHigh);
         PredictionBand band{low, high, hasBand ? std::vector<double>{10.0, 10.0} : std::vector<double>{}};
-        const PredictionBand wide = widenedByModelError(band, 10.0, residual);
+        const PredictionBand wide = widenedForAnotherSchedule(band, 10.0, residual, stall);
         QCOMPARE(wide.low_ms, wantLow);
         QCOMPARE(wide.high_ms, wantHigh);
         QCOMPARE(wide.iteration_ms, band.iteration_ms);

@@ -350,18 +350,20 @@ Status Runtime::runDynamicIteration(int gen) {
             if (!enterAtOnce) {
                 // Nothing to send until this rank has news (a gradient) or the policy's held-back work is due. A
                 // rank with nothing left to wait for joins the next round at once, since the news must come from a
-                // peer; but while the policy holds work back until a known time, everyone waits for that time
-                // (news before it would change nothing), which keeps the ranks from spinning through empty rounds.
+                // peer; but while the policy holds work back until a known time, everyone waits for that time:
+                // news before it would change nothing (Horovod's cycle hears everything at its next tick), and
+                // each round it would start is a collective whose CPU the compute threads pay for.
                 const bool holding = wake != Clock::time_point::max();
                 auto hasNews = [&] {
                     if (stop_ || !error_.ok()) return true;
+                    if (holding) return false;
                     bool all = true;
                     for (int t = 0; t < n; ++t) {
                         const bool ready = readyGen_[t] >= gen;
                         if (ready && !announced[t]) return true;
                         all = all && ready;
                     }
-                    return all && !holding;
+                    return all;
                 };
                 const auto deadline = std::min(wake, Clock::now() + options_.timeout);
                 const bool news = changed_.wait_until(lock, deadline, hasNews);

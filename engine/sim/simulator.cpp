@@ -440,7 +440,11 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                         continue;
                     }
                 }
-                if (delivered < ready.size() && ready[delivered].time <= now) {
+                // While the policy holds work back until a known time, the runtime waits for that time and hears
+                // every gradient of the meantime in one round then (engine/runtime.cpp), not in a round per gradient.
+                const Nanos wake = policy.wakeTime();
+                const bool holding = wake != kNever && wake > now;
+                if (!holding && delivered < ready.size() && ready[delivered].time <= now) {
                     // Readiness rides on the units: what became ready during the last one is heard only now, in a
                     // stand-alone round (its cost is part of the next unit's, as the runtime traces it).
                     deliverUntil(now);
@@ -449,15 +453,14 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 }
                 // Nothing to send now: jump to the next gradient or to when the policy said it would release work.
                 const Nanos nextReady = delivered < ready.size() ? ready[delivered].time : kNever;
-                const Nanos wake = policy.wakeTime();
+                const Nanos nextTime = holding ? wake : nextReady;
                 Nanos nextDone = kNever;
                 for (const auto& f : inFlight) nextDone = std::min(nextDone, f.first);
-                if (nextDone != kNever && nextDone <= std::min(nextReady, wake > now ? wake : kNever)) {
+                if (nextDone != kNever && nextDone <= nextTime) {
                     now = std::max(now, nextDone);  // a unit in flight ends first: the policy hears of it
                     reportDone(now);
                     continue;
                 }
-                const Nanos nextTime = std::min(nextReady, wake > now ? wake : kNever);
                 if (nextTime == kNever)
                     return Status::error("policy '" + std::string(policy.name()) + "' stalled in iteration " +
                                          std::to_string(k) +

@@ -154,6 +154,35 @@ private slots:
         QCOMPARE(comm->start, 400 + dispatch + 1000 + dispatch);
     }
 
+    // While Horovod holds its work until the tick, news waits for the tick's round, as in the runtime: with readiness
+    // riding on units, l1's news starts the iteration's round at 430 (its cost R), l0 becomes ready at 600, and the
+    // next round is the tick's (1430, awake at 1460), which hears l0 and sends both. A round of its own for l0 (as
+    // when every news started one) would end at 430 + 2R, past the tick when R is 600: the unit at 1630.
+    void horovodHearsTheMeantimeAtItsTick_data() {
+        QTest::addColumn<Nanos>("round");
+        QTest::newRow("short rounds") << Nanos{100};
+        QTest::newRow("rounds longer than the wait") << Nanos{600};
+    }
+    void horovodHearsTheMeantimeAtItsTick() {
+        QFETCH(Nanos, round);
+        Workload w = twoLayers();
+        w.dispatch_ns = 30;
+        w.readiness_rides_on_units = true;
+        CostModel cost{50, 0.1, {}};
+        cost.first_unit_extra_ns = static_cast<double>(round);
+        PolicyConfig horovod;
+        horovod.name = "horovod";
+        horovod.cycle_ns = 1000;
+        Result<SimResult> r = simulateWith(w, horovod, cost, SimOptions{2, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        std::vector<SimEvent> comms;
+        for (const SimEvent& e : r.value().events)
+            if (e.kind == SimEvent::Comm && e.iteration == 0) comms.push_back(e);
+        QCOMPARE(comms.size(), std::size_t{1});
+        QCOMPARE(comms.front().unit.pieces.size(), std::size_t{2});
+        QCOMPARE(comms.front().start, Nanos{1460});
+    }
+
     // The tail after backward (the next batch) delays the next forward, not the gradients: with 100 ns of tail the
     // hand-computed case above keeps its reductions (the link is the bottleneck) and its period of 1300 ns; with
     // 800 ns the compute stream is: 600 + 800 = 1400.

@@ -90,6 +90,9 @@ private slots:
         const QJsonObject j = replay.json();
         const int estimated = j["band_iterations"].toInt() + j["set_aside_iterations"].toArray().size();
         QCOMPARE(estimated, 14 - pacer::engine::firstSteadyIteration(5, true) - 2);
+        // The threads' wake-ups it charges were measured on this run: real threads never wake in no time.
+        QVERIFY2(j["dispatch_us"].toDouble() > 0, qPrintable(QString::number(j["dispatch_us"].toDouble())));
+        QVERIFY2(j["resume_us"].toDouble() > 0, qPrintable(QString::number(j["resume_us"].toDouble())));
     }
 
     // Plan order with 2 channels: after warm-up the units alternate between two comm lanes per rank, and each

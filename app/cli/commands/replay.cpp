@@ -110,6 +110,10 @@ int runReplay(const Args& args) {
     out["cost_table"] = std::move(table);
     out["round_us"] = result.cost.first_unit_extra_ns / 1e3;
     out["unit_gap_us"] = result.cost.unit_gap_ns / 1e3;
+    // The threads' wake-ups replay charges: the comm thread's from a gradient's news (or a timed wake) to its unit,
+    // the compute thread's after a reduction it waited for (engine::Workload).
+    out["dispatch_us"] = static_cast<double>(source.workload.dispatch_ns) / 1e3;
+    out["resume_us"] = static_cast<double>(source.workload.resume_ns) / 1e3;
     // What each collective takes from compute on busy CPU ranks (0 where it takes nothing): engine::CommCpu.
     out["comm_cpu_us"] = source.workload.comm_cpu.alpha_ns / 1e3;
     out["comm_cpu_ns_per_byte"] = source.workload.comm_cpu.ns_per_byte;

@@ -790,9 +790,9 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
     const int warmupIter = warmupIteration(run, ObservedSpan::Iteration, ObservedSpan::Iteration);
     for (const ObservedSpan& s : run.spans)
         if (s.kind == ObservedSpan::Iteration && s.iteration != warmupIter) {
-            double& ms = observed[s.iteration];
-            perRank[s.rank][s.iteration] = static_cast<double>(s.end - s.start) / 1e6;
-            ms = std::max(ms, perRank[s.rank][s.iteration]);
+            const double ms = static_cast<double>(s.end - s.start) / 1e6;
+            perRank[s.rank][s.iteration] = ms;
+            observed[s.iteration] = std::max(observed[s.iteration], ms);
         }
     if (observed.empty()) {
         const int warmup = warmupIteration(run, ObservedSpan::Forward, ObservedSpan::Backward);

@@ -3,6 +3,7 @@
 // count × size × piece size, the torus on every shape up to 8 ranks, matching sends and receives on every rank (dry
 // runs), the choice the cost model and the measured times make, and a killed peer named by every algorithm on both transports within the
 // timeout.
+#include "forwarding_rank.h"
 #include "rank_group.h"
 
 #include "engine/collectives/algorithm_cost.h"
@@ -110,34 +111,6 @@ PairedTimes pairsOf(Algorithm a, const QList<double>& speedups, bool derived = f
     }
     return t;
 }
-
-// A Gloo rank behind a wrapper that forwards every call, as transport and as point-to-point layer; the tests below
-// override what they watch.
-class ForwardingRank : public Transport, public PointToPoint {
-public:
-    explicit ForwardingRank(Transport& inner) : inner_(inner), p2p_(*inner.pointToPoint(0)) {}
-    int rank() const override { return inner_.rank(); }
-    int size() const override { return inner_.size(); }
-    Status allreduceOn(int channel, float* data, std::size_t count) override {
-        return inner_.allreduceOn(channel, data, count);
-    }
-    Status broadcast(void* data, std::size_t bytes, int root) override { return inner_.broadcast(data, bytes, root); }
-    PointToPoint* pointToPoint(int) override { return this; }
-    void abort() override { inner_.abort(); }
-    void beginCollective() override { p2p_.beginCollective(); }
-    Status exchange(int round, std::span<const P2POp> sends, std::span<const P2POp> receives) override {
-        return p2p_.exchange(round, sends, receives);
-    }
-    Status reduceSum(float* dst, const float* src, std::size_t count) override {
-        return p2p_.reduceSum(dst, src, count);
-    }
-    Result<float*> scratch(int index, std::size_t count) override { return p2p_.scratch(index, count); }
-    using Transport::scratch;
-
-protected:
-    Transport& inner_;
-    PointToPoint& p2p_;
-};
 
 // A rank whose calls at one size are slowed on a schedule, so that calibration meets a lead it cannot settle at
 // first: the transport's own all-reduce of `slowFloats` always sleeps `delay`; of the algorithms' collectives at that

@@ -2,6 +2,7 @@
 // ranks and odd sizes; random per-rank delays with identical (tensor, segment) order on every rank; preemption
 // within one segment time; clear errors for bad input and for a peer that dies mid-run; a runtime started through
 // the StartPriorityLauncher from a lowered thread keeps the start priority for its comm thread.
+#include "forwarding_rank.h"
 #include "rank_group.h"
 #include "rank_training.h"
 
@@ -51,21 +52,16 @@ std::set<int> threadIds() {
 }
 
 // A rank that counts the collectives made through it (every reduction ends in allreduceOn; fused spans are packed
-// by the base class and reduced once), and forwards everything to the connected transport.
-class CountingRank : public Transport {
+// by the base class and reduced once).
+class CountingRank : public ForwardingRank {
 public:
-    CountingRank(Transport& inner, std::atomic<int>& count) : inner_(inner), count_(count) {}
-    int rank() const override { return inner_.rank(); }
-    int size() const override { return inner_.size(); }
+    CountingRank(Transport& inner, std::atomic<int>& count) : ForwardingRank(inner), count_(count) {}
     Status allreduceOn(int channel, float* data, std::size_t count) override {
         ++count_;
         return inner_.allreduceOn(channel, data, count);
     }
-    Status broadcast(void* data, std::size_t bytes, int root) override { return inner_.broadcast(data, bytes, root); }
-    void abort() override { inner_.abort(); }
 
 private:
-    Transport& inner_;
     std::atomic<int>& count_;
 };
 

@@ -132,42 +132,24 @@ private slots:
     // starts, once the comm thread is awake (dispatch_ns after l1's gradient at 400), and the tick a cycle later
     // wakes the thread again (another dispatch_ns): the fused unit starts at 400 + 30 + 1000 + 30. Without the
     // wake-ups (0) it starts on the tick, 1400. (Measured on the small MLP: 110 us between the first gradient plus a
-    // cycle and the unit, two wake-ups.)
+    // cycle and the unit, two wake-ups.) With readiness riding on units the first round costs R (430 to 430 + R); l0,
+    // ready at 600, waits for the tick's round as in the runtime, which hears it and sends both: the same start. A
+    // round of its own for l0 (as when every news started one) would end at 430 + 2R, past the tick when R is 600:
+    // the unit at 1630.
     void horovodTicksPayTheCommThreadsWakeUps_data() {
         QTest::addColumn<Nanos>("dispatch");
-        QTest::newRow("wake-ups of 30 ns") << Nanos{30};
-        QTest::newRow("none") << Nanos{0};
+        QTest::addColumn<Nanos>("round");  // 0: readiness does not ride on units (no stand-alone rounds)
+        QTest::newRow("wake-ups of 30 ns") << Nanos{30} << Nanos{0};
+        QTest::newRow("none") << Nanos{0} << Nanos{0};
+        QTest::newRow("riding, short rounds") << Nanos{30} << Nanos{100};
+        QTest::newRow("riding, rounds longer than the wait") << Nanos{30} << Nanos{600};
     }
     void horovodTicksPayTheCommThreadsWakeUps() {
         QFETCH(Nanos, dispatch);
-        Workload w = twoLayers();
-        w.dispatch_ns = dispatch;
-        PolicyConfig horovod;
-        horovod.name = "horovod";
-        horovod.cycle_ns = 1000;
-        Result<SimResult> r = simulateWith(w, horovod, CostModel{50, 0.1, {}}, SimOptions{2, 1});
-        QVERIFY2(r.ok(), r.status().message().c_str());
-        const auto comm = std::find_if(r.value().events.begin(), r.value().events.end(),
-                                       [](const SimEvent& e) { return e.kind == SimEvent::Comm; });
-        QVERIFY(comm != r.value().events.end());
-        QCOMPARE(comm->unit.pieces.size(), std::size_t{2});  // both gradients in one fused unit
-        QCOMPARE(comm->start, 400 + dispatch + 1000 + dispatch);
-    }
-
-    // While Horovod holds its work until the tick, news waits for the tick's round, as in the runtime: with readiness
-    // riding on units, l1's news starts the iteration's round at 430 (its cost R), l0 becomes ready at 600, and the
-    // next round is the tick's (1430, awake at 1460), which hears l0 and sends both. A round of its own for l0 (as
-    // when every news started one) would end at 430 + 2R, past the tick when R is 600: the unit at 1630.
-    void horovodHearsTheMeantimeAtItsTick_data() {
-        QTest::addColumn<Nanos>("round");
-        QTest::newRow("short rounds") << Nanos{100};
-        QTest::newRow("rounds longer than the wait") << Nanos{600};
-    }
-    void horovodHearsTheMeantimeAtItsTick() {
         QFETCH(Nanos, round);
         Workload w = twoLayers();
-        w.dispatch_ns = 30;
-        w.readiness_rides_on_units = true;
+        w.dispatch_ns = dispatch;
+        w.readiness_rides_on_units = round > 0;
         CostModel cost{50, 0.1, {}};
         cost.first_unit_extra_ns = static_cast<double>(round);
         PolicyConfig horovod;
@@ -179,8 +161,8 @@ private slots:
         for (const SimEvent& e : r.value().events)
             if (e.kind == SimEvent::Comm && e.iteration == 0) comms.push_back(e);
         QCOMPARE(comms.size(), std::size_t{1});
-        QCOMPARE(comms.front().unit.pieces.size(), std::size_t{2});
-        QCOMPARE(comms.front().start, Nanos{1460});
+        QCOMPARE(comms.front().unit.pieces.size(), std::size_t{2});  // both gradients in one fused unit
+        QCOMPARE(comms.front().start, 400 + dispatch + 1000 + dispatch);
     }
 
     // The tail after backward (the next batch) delays the next forward, not the gradients: with 100 ns of tail the

@@ -10,6 +10,11 @@ bool wantsSelfTune(const TuneRequest& r) {
     return r.policy.name == "pace" && !(r.segment_fixed && r.fusion_fixed && engineFixed);
 }
 
+Result<double> warmupPeriodMs(const ObservedRun& warmup) {
+    Result<double> fromCollectives = collectivePeriodMs(warmup);
+    return fromCollectives.ok() ? fromCollectives : observedIterationMs(warmup);
+}
+
 Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request) {
     Result<Workload> workload = extractWorkload(warmup);
     if (!workload.ok()) return Status::error("warm-up cannot be replayed: " + workload.status().message());
@@ -25,7 +30,7 @@ Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleReq
     if (request.self_tune) {
         TuneRequest tune = request.tune;
         tune.observed_policy = request.tune.policy;  // warm-up ran the settings as given, dynamic order
-        if (Result<double> ms = observedIterationMs(warmup); ms.ok()) tune.observed_ms = ms.value();
+        if (Result<double> ms = warmupPeriodMs(warmup); ms.ok()) tune.observed_ms = ms.value();
         Result<TunedPace> tuned = tunePace(workload.value(), cost.value(), tune);
         if (!tuned.ok()) return tuned.status();
         s.policy = tuned.value().policy;

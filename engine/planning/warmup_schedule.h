@@ -24,6 +24,13 @@ bool wantsSelfTune(const TuneRequest& request);
 
 Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request);
 
+// The period the warm-up ran at, which the tuning calibrates the per-call cost against (TuneRequest::observed_ms):
+// collectivePeriodMs, free of the ranks' phase in the first iterations; where the warm-up has too few iterations
+// with collectives for it, observedIterationMs. Median spans made a 5-iteration warm-up of the small MLP look 1.9-3.4x
+// slower than the run then ran, and the tuning charged that to every collective (its prediction 15.9 and 28.6 ms for
+// runs of 8.3 and 8.5).
+Result<double> warmupPeriodMs(const ObservedRun& warmup);
+
 // A run that switches after warm-up (plan order, self-tuned pace) restarts its runtime on the chosen schedule.
 // The new runtime's first iteration is a warm-up of its own (over Gloo its reductions took twice their steady
 // time, in the kernel's socket copies), and those reductions end in the next iteration's forward: the run's

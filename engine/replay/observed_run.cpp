@@ -12,6 +12,8 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace pacer::engine {
 namespace {
@@ -747,6 +749,24 @@ Result<double> observedIterationMs(const ObservedRun& run) {
     double worst = 0;
     for (const auto& [rank, v] : perRank) worst = std::max(worst, median(v));
     return worst / 1e6;
+}
+
+Result<double> collectivePeriodMs(const ObservedRun& run) {
+    if (Status s = validateRun(run); !s.ok()) return s;
+    std::map<int, Nanos> lastEnd;  // iteration -> the end of its last collective, over ranks
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Comm) {
+            auto [it, fresh] = lastEnd.try_emplace(s.iteration, s.end);
+            if (!fresh) it->second = std::max(it->second, s.end);
+        }
+    const std::vector<std::pair<int, Nanos>> ends(lastEnd.begin(), lastEnd.end());
+    std::vector<double> periods;
+    for (std::size_t i = 2; i < ends.size(); ++i)  // from the second iteration's end on
+        if (ends[i].first == ends[i - 1].first + 1)
+            periods.push_back(static_cast<double>(ends[i].second - ends[i - 1].second));
+    if (periods.empty())
+        return Status::error("observed run has fewer than three consecutive iterations with collectives");
+    return median(periods) / 1e6;
 }
 
 namespace {

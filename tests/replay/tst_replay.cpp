@@ -89,6 +89,10 @@ private slots:
         Result<double> observed = observedIterationMs(run);
         QVERIFY(observed.ok());
         QVERIFY(qAbs(observed.value() - captured.value().sim.figures.iter_ms) < 1e-9);
+        // The collectives' period (what a warm-up calibrates against) is the same steady period.
+        Result<double> period = collectivePeriodMs(run);
+        QVERIFY2(period.ok(), period.status().message().c_str());
+        QVERIFY2(qAbs(period.value() / observed.value() - 1) < 0.01, qPrintable(QString::number(period.value())));
 
         Result<ReplayResult> replayed = replay(w.value(), fitted.value(), config, WhatIf{});
         QVERIFY(replayed.ok());
@@ -287,6 +291,20 @@ private slots:
         QCOMPARE(model.value().set_aside, (std::vector<int>{5, 6}));
         QVERIFY2(qAbs(model.value().workload.stall_ns - 2'500'000) < 50'000,
                  qPrintable(QString("stall %1 ns per iteration").arg(model.value().workload.stall_ns)));
+    }
+
+    // The collectives' period needs two periods after the first iteration's end; iterations without collectives
+    // (a gap in the numbering) make no period.
+    void collectivePeriodNeedsThreeIterations() {
+        const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
+        PolicyConfig fifo;
+        fifo.name = "fifo";
+        Result<ReplayResult> captured = replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{4, 1});
+        QVERIFY(captured.ok());
+        ObservedRun run = toObservedRun(truth, captured.value().sim, "fifo");
+        QVERIFY(collectivePeriodMs(run).ok());
+        std::erase_if(run.spans, [](const ObservedSpan& s) { return s.kind == ObservedSpan::Comm && s.iteration == 2; });
+        QVERIFY(!collectivePeriodMs(run).ok());  // ends of 0, 1, 3: no period after the first one
     }
 
     // Another schedule's band also carries the model's error measured on the source's own schedule: both ends move

@@ -4,6 +4,8 @@
 // malformed message is refused.
 #include <QtTest>
 
+#include <map>
+
 #include "engine/plan.h"
 #include "engine/planning/schedule.h"
 #include "engine/planning/self_tune.h"
@@ -172,10 +174,47 @@ private slots:
         QVERIFY(workload.ok() && cost.ok());
         TuneRequest same = request.tune;
         same.observed_policy = pace;
-        same.observed_ms = observedIterationMs(observed).value();
+        same.observed_ms = warmupPeriodMs(observed).value();
         auto again = tunePace(workload.value(), cost.value(), same);
         QVERIFY(again.ok());
         QCOMPARE(again.value().figures.iter_ms, schedule.value().predicted_ms);
+    }
+
+    // The tuning calibrates against the period the collectives show, not against the ranks' Iteration spans: in a
+    // real warm-up a rank that finished its first iteration early books its wait for the peer on its next ones, and
+    // the spans' median then made the small MLP's warm-up look 1.9-3.4x slower than it was. Here one rank's spans are
+    // shifted so (the collectives as they were): the schedule must be the one the undisturbed warm-up gives.
+    void warmupCalibratesAgainstTheCollectivesPeriod() {
+        const Workload truth = workloadOf("synthetic");
+        PolicyConfig pace;
+        pace.name = "pace";
+        auto warm = replay(asRun(truth, false, 1, true), link(1000, 2.5), pace, WhatIf{}, SimOptions{5, 1});
+        QVERIFY(warm.ok());
+        // The worker gathers the warm-up before its last iteration's span is written: iterations 0-3 have spans.
+        ObservedRun steady = toObservedRun(asRun(truth, false, 1, true), warm.value().sim, "pace");
+        std::erase_if(steady.spans, [](const ObservedSpan& s) { return s.kind == ObservedSpan::Iteration && s.iteration == 4; });
+        // Rank 1 ends iteration 0 and starts iteration 3 early, so iterations 1 and 2 hold 45% of the time each.
+        ObservedRun shifted = steady;
+        std::map<int, ObservedSpan*> spans;
+        for (ObservedSpan& s : shifted.spans)
+            if (s.kind == ObservedSpan::Iteration && s.rank == 1) spans[s.iteration] = &s;
+        QCOMPARE(spans.size(), std::size_t{4});
+        const Nanos from = spans[0]->start, span = spans[3]->end - from;
+        spans[0]->end = spans[1]->start = from + span / 20;
+        spans[1]->end = spans[2]->start = from + span / 2;
+        spans[2]->end = spans[3]->start = from + span * 19 / 20;
+        QVERIFY(observedIterationMs(shifted).value() > 1.3 * observedIterationMs(steady).value());
+        QCOMPARE(warmupPeriodMs(shifted).value(), warmupPeriodMs(steady).value());
+
+        ScheduleRequest request;
+        request.tune = paceDefaults(true);
+        request.self_tune = true;
+        auto fromSteady = scheduleFromWarmup(steady, request);
+        auto fromShifted = scheduleFromWarmup(shifted, request);
+        QVERIFY(fromSteady.ok() && fromShifted.ok());
+        QCOMPARE(fromShifted.value().predicted_ms, fromSteady.value().predicted_ms);
+        QCOMPARE(fromShifted.value().policy.segment_bytes, fromSteady.value().policy.segment_bytes);
+        QCOMPARE(fromShifted.value().policy.fusion_groups, fromSteady.value().policy.fusion_groups);
     }
 
     // A run slower than replay predicts for it pays the difference per collective; a faster one changes nothing.

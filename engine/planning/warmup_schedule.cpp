@@ -15,10 +15,20 @@ Result<double> warmupPeriodMs(const ObservedRun& warmup) {
     return fromCollectives.ok() ? fromCollectives : observedIterationMs(warmup);
 }
 
+std::vector<int> settledWarmupIterations(const ObservedRun& warmup) {
+    Result<double> period = collectivePeriodMs(warmup);
+    if (!period.ok()) return {};
+    std::vector<int> settled;
+    for (const auto& [iteration, ms] : collectivePeriodsMs(warmup))
+        if (ms <= kSettledPeriodSpread * period.value()) settled.push_back(iteration);
+    return settled;
+}
+
 Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request) {
-    Result<Workload> workload = extractWorkload(warmup);
+    const std::vector<int> settled = settledWarmupIterations(warmup);
+    Result<Workload> workload = extractWorkload(warmup, settled);
     if (!workload.ok()) return Status::error("warm-up cannot be replayed: " + workload.status().message());
-    Result<CostModel> cost = fitCostModel(warmup);
+    Result<CostModel> cost = fitCostModel(warmup, settled);
     if (!cost.ok()) return Status::error("no link cost can be fitted to the warm-up: " + cost.status().message());
 
     Schedule s;

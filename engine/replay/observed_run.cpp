@@ -751,22 +751,29 @@ Result<double> observedIterationMs(const ObservedRun& run) {
     return worst / 1e6;
 }
 
-Result<double> collectivePeriodMs(const ObservedRun& run) {
-    if (Status s = validateRun(run); !s.ok()) return s;
+std::map<int, double> collectivePeriodsMs(const ObservedRun& run) {
     std::map<int, Nanos> lastEnd;  // iteration -> the end of its last collective, over ranks
     for (const ObservedSpan& s : run.spans)
         if (s.kind == ObservedSpan::Comm) {
             auto [it, fresh] = lastEnd.try_emplace(s.iteration, s.end);
             if (!fresh) it->second = std::max(it->second, s.end);
         }
-    const std::vector<std::pair<int, Nanos>> ends(lastEnd.begin(), lastEnd.end());
-    std::vector<double> periods;
-    for (std::size_t i = 2; i < ends.size(); ++i)  // from the second iteration's end on
-        if (ends[i].first == ends[i - 1].first + 1)
-            periods.push_back(static_cast<double>(ends[i].second - ends[i - 1].second));
-    if (periods.empty())
+    std::map<int, double> periods;
+    for (auto it = lastEnd.begin(); it != lastEnd.end() && std::next(it) != lastEnd.end(); ++it)
+        if (const auto next = std::next(it); next->first == it->first + 1)
+            periods[next->first] = static_cast<double>(next->second - it->second) / 1e6;
+    return periods;
+}
+
+Result<double> collectivePeriodMs(const ObservedRun& run) {
+    if (Status s = validateRun(run); !s.ok()) return s;
+    const std::map<int, double> periods = collectivePeriodsMs(run);
+    std::vector<double> settled;
+    for (auto it = std::next(periods.begin(), periods.empty() ? 0 : 1); it != periods.end(); ++it)
+        settled.push_back(it->second);
+    if (settled.empty())
         return Status::error("observed run has fewer than three consecutive iterations with collectives");
-    return median(periods) / 1e6;
+    return median(settled);
 }
 
 namespace {

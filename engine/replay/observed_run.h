@@ -106,15 +106,18 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run);
 // maximum over ranks. Fails if the run has no Iteration spans.
 Result<double> observedIterationMs(const ObservedRun& run);
 
-// The steady iteration period a short run shows, read off its collectives: the time between the ends of two
-// consecutive iterations' last collectives, median over the iterations after the second (the first pair holds the
-// run's start-up). A collective ends on every rank at about the same moment, so these periods are free of the
-// ranks' phase, which the Iteration spans are not: in the first iterations a rank that finished early waits for its
-// peer's slow first-touch iteration and books the wait on its own next iteration (a 5-iteration warm-up of the
-// small MLP: spans of 38, 29 and 5 ms on one rank and 100, 8 and 15 on the other, where the collectives ended 15,
-// 9 and 9 ms apart and the run then settled at 8.5). Over 96 captured runs, the first five iterations of each:
-// this at 0.99x the steady period in the median (0.93-1.12x, p10-p90), observedIterationMs at 1.11x (0.97-2.7x).
-// Fails with fewer than three iterations that hold collectives.
+// Each iteration's period as its collectives show it: from the end of the previous iteration's last collective to
+// the end of its own last one (the latest end over ranks), for every iteration whose predecessor had collectives.
+std::map<int, double> collectivePeriodsMs(const ObservedRun& run);
+
+// The steady iteration period a short run shows, read off its collectives: the median of collectivePeriodsMs but
+// the first (which holds the first iteration's start-up). A collective ends on every rank at about the same moment,
+// so these periods are free of the ranks' phase, which the Iteration spans are not: in the first iterations a rank
+// that finished early waits for its peer's slow first-touch iteration and books the wait on its own next iteration
+// (a 5-iteration warm-up of the small MLP: spans of 38, 29 and 5 ms on one rank and 100, 8 and 15 on the other,
+// where the collectives ended 15, 9 and 9 ms apart and the run then settled at 8.5). Over 96 captured runs, the
+// first five iterations of each: this at 0.99x the steady period in the median (0.93-1.12x, p10-p90),
+// observedIterationMs at 1.11x (0.97-2.7x). Fails with fewer than three consecutive iterations that hold collectives.
 Result<double> collectivePeriodMs(const ObservedRun& run);
 
 // The inverse direction, for tests and for "replay a replay": a simulated trace as an ObservedRun of `ranks`

@@ -217,6 +217,34 @@ private slots:
         QCOMPARE(fromShifted.value().policy.fusion_groups, fromSteady.value().policy.fusion_groups);
     }
 
+    // A warm-up still settling: each of iteration 1's collectives took 3/4 of a period longer. Its period lies far above the
+    // warm-up's, so it is set aside, and the schedule is the one of the settled warm-up; every iteration's mean would
+    // have made each collective slower than the run will see.
+    void warmupLearnsFromItsSettledIterations() {
+        const Workload truth = workloadOf("synthetic");
+        PolicyConfig pace;
+        pace.name = "pace";
+        auto warm = replay(asRun(truth, false, 1, true), link(1000, 2.5), pace, WhatIf{}, SimOptions{5, 1});
+        QVERIFY(warm.ok());
+        const ObservedRun steady = toObservedRun(asRun(truth, false, 1, true), warm.value().sim, "pace");
+        const auto slower = static_cast<Nanos>(0.75 * warmupPeriodMs(steady).value() * 1e6);
+        ObservedRun settling = steady;
+        for (ObservedSpan& s : settling.spans)
+            if (s.kind == ObservedSpan::Comm && s.iteration == 1) s.end += slower;
+        QCOMPARE(settledWarmupIterations(steady), (std::vector<int>{1, 2, 3, 4}));
+        QCOMPARE(settledWarmupIterations(settling), (std::vector<int>{2, 3, 4}));
+
+        ScheduleRequest request;
+        request.tune = paceDefaults(true);
+        request.self_tune = true;
+        auto fromSteady = scheduleFromWarmup(steady, request);
+        auto fromSettling = scheduleFromWarmup(settling, request);
+        QVERIFY(fromSteady.ok() && fromSettling.ok());
+        const double steadyMs = fromSteady.value().predicted_ms;
+        QVERIFY2(qAbs(fromSettling.value().predicted_ms / steadyMs - 1) < 0.01,
+                 qPrintable(QString("%1 ms against %2").arg(fromSettling.value().predicted_ms).arg(steadyMs)));
+    }
+
     // A run slower than replay predicts for it pays the difference per collective; a faster one changes nothing.
     void calibratesPerCallCostToTheRun() {
         const Workload w = asRun(workloadOf("synthetic"), false, 1, true);

@@ -28,9 +28,8 @@ Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleReq
 
 // The period the warm-up ran at, which the tuning calibrates the per-call cost against (TuneRequest::observed_ms):
 // collectivePeriodMs, free of the ranks' phase in the first iterations; where the warm-up has too few iterations
-// with collectives for it, observedIterationMs. Median spans made a 5-iteration warm-up of the small MLP look 1.9-3.4x
-// slower than the run then ran, and the tuning charged that to every collective (its prediction 15.9 and 28.6 ms for
-// runs of 8.3 and 8.5).
+// with collectives for it, observedIterationMs. With the spans' median, the tuning charged a 5-iteration warm-up's
+// start-up to every collective: the small MLP's tuned predictions were 15.9 and 28.6 ms for runs of 8.3 and 8.5.
 Result<double> warmupPeriodMs(const ObservedRun& warmup);
 
 // The warm-up iterations the schedule learns from: those whose collectives' period (collectivePeriodsMs) is within

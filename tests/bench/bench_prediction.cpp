@@ -15,7 +15,8 @@
 // the bench exits 0 whenever it could measure.
 //
 // Beside them it prints how far two runs of the same policy and cell, in different rounds, lie apart: the noise of
-// this machine that a prediction from one run cannot know of (a perfect predictor would be off by that much).
+// this machine that a prediction from one run cannot know of (a perfect predictor would be off by that much); and
+// how far each self-tuned pace run's own warm-up prediction (what `runs` and `compare` show) lay from the run.
 //
 // Quick mode (CTest): the small sample at 1 Gb/s, fifo and ddp, 20 iterations of which 15 are measured (the
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the CNN sample at
@@ -25,6 +26,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -65,6 +67,13 @@ Prediction predict(const QString& project, const QString& policy, const QStringL
     return {r["predicted_iter_ms"].toDouble(), r["predicted_low_ms"].toDouble(), r["predicted_high_ms"].toDouble()};
 }
 
+// What a self-tuned run's warm-up predicted for the settings it chose (`runs` and `compare` show it); 0 when the run
+// did not tune itself.
+double warmupPrediction(const QString& project) {
+    const QJsonArray runs = runCliJson({"runs", "--project", project, "--json"})["runs"].toArray();
+    return runs.isEmpty() ? 0.0 : runs[0].toObject()["metrics"].toObject()["tuned_predicted_ms"].toDouble();
+}
+
 double capture(const QString& experiment, const QString& project, const QString& policy, double gbps,
                const QString& iterations, const QStringList& extra = {}) {
     const QJsonObject cap = runCliJson(QStringList{"capture", "--experiment", experiment, "--out", project, "--policy",
@@ -76,6 +85,7 @@ double capture(const QString& experiment, const QString& project, const QString&
 // Errors and band checks, gathered over the grid.
 struct Tally {
     std::vector<double> self, cross, distinctCross, distinctBlind, widths;
+    std::vector<double> warmup;  // self-tuned runs: the warm-up's prediction against the run
     int inBand = 0, predictions = 0;
     // Measured times of one cell and policy, one per round: how far two runs of the same schedule lie apart on
     // this machine is the noise any prediction from one run inherits, printed beside the errors.
@@ -173,6 +183,8 @@ int main(int argc, char** argv) {
                     const double selfErr = (self.ms - measured) / measured, crossErr = (cross.ms - measured) / measured;
                     const double blindErr = (fifoMs - measured) / measured;
                     tally.repeats[QString("%1 %2 %3").arg(name).arg(gbps).arg(policy)].push_back(measured);
+                    if (const double warm = warmupPrediction(project); warm > 0)
+                        tally.warmup.push_back(std::abs(warm - measured) / measured);
                     tally.self.push_back(std::abs(selfErr));
                     tally.band(self, measured);
                     if (policy != "fifo") {
@@ -233,6 +245,10 @@ int main(int argc, char** argv) {
         std::printf("repeats: one policy's runs of a cell in different rounds differ by median %.1f%%, worst %.1f%% "
                     "over %zu pairs (a prediction from one run inherits that noise)\n",
                     100 * median(gaps), 100 * worst(gaps), gaps.size());
+    if (!tally.warmup.empty())
+        std::printf("self-tuned pace: the warm-up's prediction (shown by runs and compare) against the run: median "
+                    "%.1f%%, worst %.1f%% over %zu runs (reported, not a goal)\n", 100 * median(tally.warmup),
+                    100 * worst(tally.warmup), tally.warmup.size());
     std::printf("load average after: %s\n", qPrintable(loadAverage()));
     const std::vector<std::string> missed = judge(tally);
     for (const std::string& m : missed) std::printf("goal missed: %s\n", m.c_str());

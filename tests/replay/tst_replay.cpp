@@ -32,11 +32,12 @@ ObservedSpan comm(int rank, int iteration, int tensor, std::int64_t bytes, Nanos
     return s;
 }
 
-// A "capture" of `truth` under fifo: twelve simulated iterations (the first a warm-up) as an observed run.
-ObservedRun simulatedFifoCapture(const Workload& truth) {
+// A "capture" of `truth` under fifo: simulated iterations (the first a warm-up) as an observed run.
+ObservedRun simulatedFifoCapture(const Workload& truth, int iterations = 12) {
     PolicyConfig fifo;
     fifo.name = "fifo";
-    Result<ReplayResult> captured = replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{12, 1});
+    Result<ReplayResult> captured =
+        replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{iterations, 1});
     return captured.ok() ? toObservedRun(truth, captured.value().sim, "fifo") : ObservedRun{};
 }
 
@@ -277,12 +278,7 @@ private slots:
     // 6, waits for it there. Each rank's mean period over the 20 steady iterations rose by 2.5 ms, which is what a
     // run's iter_ms shows; the slowest rank of each iteration counted the one stall twice (5 ms per iteration).
     void outOfPhaseStallCountsOnce() {
-        const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
-        PolicyConfig fifo;
-        fifo.name = "fifo";
-        Result<ReplayResult> captured = replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{22, 1});
-        QVERIFY(captured.ok());
-        ObservedRun run = toObservedRun(truth, captured.value().sim, "fifo");
+        ObservedRun run = simulatedFifoCapture(syntheticModel(6, 16'384, 50'000, 200'000), 22);
         for (ObservedSpan& s : run.spans)
             if (s.kind == ObservedSpan::Iteration && s.iteration == 5 + s.rank)  // rank 0 in 5, rank 1 in 6
                 s.end += 50'000'000;
@@ -296,14 +292,10 @@ private slots:
     // The collectives' period needs two periods after the first iteration's end; iterations without collectives
     // (a gap in the numbering) make no period.
     void collectivePeriodNeedsThreeIterations() {
-        const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
-        PolicyConfig fifo;
-        fifo.name = "fifo";
-        Result<ReplayResult> captured = replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{4, 1});
-        QVERIFY(captured.ok());
-        ObservedRun run = toObservedRun(truth, captured.value().sim, "fifo");
+        ObservedRun run = simulatedFifoCapture(syntheticModel(6, 16'384, 50'000, 200'000), 4);
         QVERIFY(collectivePeriodMs(run).ok());
-        std::erase_if(run.spans, [](const ObservedSpan& s) { return s.kind == ObservedSpan::Comm && s.iteration == 2; });
+        std::erase_if(run.spans,
+                      [](const ObservedSpan& s) { return s.kind == ObservedSpan::Comm && s.iteration == 2; });
         QVERIFY(!collectivePeriodMs(run).ok());  // ends of 0, 1, 3: no period after the first one
     }
 

@@ -34,6 +34,27 @@ TuneRequest paceDefaults(bool hostMemory) {
     return r;
 }
 
+// A simulated warm-up of the synthetic model: five iterations of pace at its defaults in dynamic order, as every
+// rank's spans reach rank 0 at the switch (the last iteration's Iteration span is written after it: not there).
+ObservedRun simulatedWarmup() {
+    const Workload truth = workloadOf("synthetic");
+    PolicyConfig pace;
+    pace.name = "pace";
+    auto warm = replay(asRun(truth, false, 1, true), link(1000, 2.5), pace, WhatIf{}, SimOptions{5, 1});
+    if (!warm.ok()) return {};
+    ObservedRun run = toObservedRun(asRun(truth, false, 1, true), warm.value().sim, "pace");
+    std::erase_if(run.spans,
+                  [](const ObservedSpan& s) { return s.kind == ObservedSpan::Iteration && s.iteration == 4; });
+    return run;
+}
+
+ScheduleRequest selfTuning() {
+    ScheduleRequest request;
+    request.tune = paceDefaults(true);
+    request.self_tune = true;
+    return request;
+}
+
 }  // namespace
 
 class SelfTuneTest : public QObject {
@@ -149,15 +170,8 @@ private slots:
     // the plan covers every element once and its prediction is replay's for the chosen settings.
     void warmupScheduleIsAValidPlan() {
         const Workload truth = workloadOf("synthetic");
-        const CostModel c = link(1000, 2.5);
-        PolicyConfig pace;  // the warm-up runs the settings as given: pace's defaults
-        pace.name = "pace";
-        auto warm = replay(asRun(truth, false, 1, true), c, pace, WhatIf{}, SimOptions{5, 1});
-        QVERIFY(warm.ok());
-        ObservedRun observed = toObservedRun(asRun(truth, false, 1, true), warm.value().sim, "pace");
-        ScheduleRequest request;
-        request.tune = paceDefaults(true);
-        request.self_tune = true;
+        const ObservedRun observed = simulatedWarmup();
+        const ScheduleRequest request = selfTuning();
         auto schedule = scheduleFromWarmup(observed, request);
         QVERIFY2(schedule.ok(), schedule.status().message().c_str());
         QVERIFY(schedule.value().tuned);
@@ -168,12 +182,15 @@ private slots:
         } else {
             QVERIFY(schedule.value().plan.empty());
         }
-        // The same extraction and fit that `pacer-cli replay` uses, then the same tuning: the same prediction.
-        auto workload = extractWorkload(observed);
-        auto cost = fitCostModel(observed);
+        // The same extraction and fit that `pacer-cli replay` uses (over the settled iterations), then the same
+        // tuning: the same prediction.
+        const std::vector<int> settled = settledWarmupIterations(observed);
+        QVERIFY(!settled.empty());
+        auto workload = extractWorkload(observed, settled);
+        auto cost = fitCostModel(observed, settled);
         QVERIFY(workload.ok() && cost.ok());
         TuneRequest same = request.tune;
-        same.observed_policy = pace;
+        same.observed_policy = request.tune.policy;  // the warm-up runs the settings as given: pace's defaults
         same.observed_ms = warmupPeriodMs(observed).value();
         auto again = tunePace(workload.value(), cost.value(), same);
         QVERIFY(again.ok());
@@ -182,17 +199,10 @@ private slots:
 
     // The tuning calibrates against the period the collectives show, not against the ranks' Iteration spans: in a
     // real warm-up a rank that finished its first iteration early books its wait for the peer on its next ones, and
-    // the spans' median then made the small MLP's warm-up look 1.9-3.4x slower than it was. Here one rank's spans are
-    // shifted so (the collectives as they were): the schedule must be the one the undisturbed warm-up gives.
+    // with the spans' median the tuning charged that start-up to every collective. Here one rank's spans are shifted
+    // so (the collectives as they were): the schedule must be the one the undisturbed warm-up gives.
     void warmupCalibratesAgainstTheCollectivesPeriod() {
-        const Workload truth = workloadOf("synthetic");
-        PolicyConfig pace;
-        pace.name = "pace";
-        auto warm = replay(asRun(truth, false, 1, true), link(1000, 2.5), pace, WhatIf{}, SimOptions{5, 1});
-        QVERIFY(warm.ok());
-        // The worker gathers the warm-up before its last iteration's span is written: iterations 0-3 have spans.
-        ObservedRun steady = toObservedRun(asRun(truth, false, 1, true), warm.value().sim, "pace");
-        std::erase_if(steady.spans, [](const ObservedSpan& s) { return s.kind == ObservedSpan::Iteration && s.iteration == 4; });
+        const ObservedRun steady = simulatedWarmup();
         // Rank 1 ends iteration 0 and starts iteration 3 early, so iterations 1 and 2 hold 45% of the time each.
         ObservedRun shifted = steady;
         std::map<int, ObservedSpan*> spans;
@@ -206,27 +216,19 @@ private slots:
         QVERIFY(observedIterationMs(shifted).value() > 1.3 * observedIterationMs(steady).value());
         QCOMPARE(warmupPeriodMs(shifted).value(), warmupPeriodMs(steady).value());
 
-        ScheduleRequest request;
-        request.tune = paceDefaults(true);
-        request.self_tune = true;
-        auto fromSteady = scheduleFromWarmup(steady, request);
-        auto fromShifted = scheduleFromWarmup(shifted, request);
+        auto fromSteady = scheduleFromWarmup(steady, selfTuning());
+        auto fromShifted = scheduleFromWarmup(shifted, selfTuning());
         QVERIFY(fromSteady.ok() && fromShifted.ok());
         QCOMPARE(fromShifted.value().predicted_ms, fromSteady.value().predicted_ms);
         QCOMPARE(fromShifted.value().policy.segment_bytes, fromSteady.value().policy.segment_bytes);
         QCOMPARE(fromShifted.value().policy.fusion_groups, fromSteady.value().policy.fusion_groups);
     }
 
-    // A warm-up still settling: each of iteration 1's collectives took 3/4 of a period longer. Its period lies far above the
-    // warm-up's, so it is set aside, and the schedule is the one of the settled warm-up; every iteration's mean would
-    // have made each collective slower than the run will see.
+    // A warm-up still settling: each of iteration 1's collectives took 3/4 of a period longer. Its period lies far
+    // above the warm-up's, so it is set aside, and the schedule is the one of the settled warm-up; every iteration's
+    // mean would have made each collective slower than the run will see.
     void warmupLearnsFromItsSettledIterations() {
-        const Workload truth = workloadOf("synthetic");
-        PolicyConfig pace;
-        pace.name = "pace";
-        auto warm = replay(asRun(truth, false, 1, true), link(1000, 2.5), pace, WhatIf{}, SimOptions{5, 1});
-        QVERIFY(warm.ok());
-        const ObservedRun steady = toObservedRun(asRun(truth, false, 1, true), warm.value().sim, "pace");
+        const ObservedRun steady = simulatedWarmup();
         const auto slower = static_cast<Nanos>(0.75 * warmupPeriodMs(steady).value() * 1e6);
         ObservedRun settling = steady;
         for (ObservedSpan& s : settling.spans)
@@ -234,11 +236,8 @@ private slots:
         QCOMPARE(settledWarmupIterations(steady), (std::vector<int>{1, 2, 3, 4}));
         QCOMPARE(settledWarmupIterations(settling), (std::vector<int>{2, 3, 4}));
 
-        ScheduleRequest request;
-        request.tune = paceDefaults(true);
-        request.self_tune = true;
-        auto fromSteady = scheduleFromWarmup(steady, request);
-        auto fromSettling = scheduleFromWarmup(settling, request);
+        auto fromSteady = scheduleFromWarmup(steady, selfTuning());
+        auto fromSettling = scheduleFromWarmup(settling, selfTuning());
         QVERIFY(fromSteady.ok() && fromSettling.ok());
         const double steadyMs = fromSteady.value().predicted_ms;
         QVERIFY2(qAbs(fromSettling.value().predicted_ms / steadyMs - 1) < 0.01,

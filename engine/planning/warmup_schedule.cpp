@@ -2,6 +2,8 @@
 
 #include "engine/replay/replay.h"
 
+#include <map>
+
 namespace pacer::engine {
 
 bool wantsSelfTune(const TuneRequest& r) {
@@ -16,10 +18,11 @@ Result<double> warmupPeriodMs(const ObservedRun& warmup) {
 }
 
 std::vector<int> settledWarmupIterations(const ObservedRun& warmup) {
-    Result<double> period = collectivePeriodMs(warmup);
+    const std::map<int, double> periods = collectivePeriodsMs(warmup);
+    Result<double> period = collectivePeriodMs(periods);
     if (!period.ok()) return {};
     std::vector<int> settled;
-    for (const auto& [iteration, ms] : collectivePeriodsMs(warmup))
+    for (const auto& [iteration, ms] : periods)
         if (ms <= kSettledPeriodSpread * period.value()) settled.push_back(iteration);
     return settled;
 }

@@ -767,7 +767,10 @@ std::map<int, double> collectivePeriodsMs(const ObservedRun& run) {
 
 Result<double> collectivePeriodMs(const ObservedRun& run) {
     if (Status s = validateRun(run); !s.ok()) return s;
-    const std::map<int, double> periods = collectivePeriodsMs(run);
+    return collectivePeriodMs(collectivePeriodsMs(run));
+}
+
+Result<double> collectivePeriodMs(const std::map<int, double>& periods) {
     std::vector<double> settled;
     for (auto it = std::next(periods.begin(), periods.empty() ? 0 : 1); it != periods.end(); ++it)
         settled.push_back(it->second);

@@ -119,6 +119,8 @@ std::map<int, double> collectivePeriodsMs(const ObservedRun& run);
 // first five iterations of each: this at 0.99x the steady period in the median (0.93-1.12x, p10-p90),
 // observedIterationMs at 1.11x (0.97-2.7x). Fails with fewer than three consecutive iterations that hold collectives.
 Result<double> collectivePeriodMs(const ObservedRun& run);
+// The same from periods already taken (collectivePeriodsMs), for a caller that also needs them one by one.
+Result<double> collectivePeriodMs(const std::map<int, double>& periods);
 
 // The inverse direction, for tests and for "replay a replay": a simulated trace as an ObservedRun of `ranks`
 // identical ranks (the simulator models one).

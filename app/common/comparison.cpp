@@ -35,7 +35,7 @@ engine::Result<bool> parseSchedule(const std::string& word, CompareItem* item) {
     if (std::find(names.begin(), names.end(), name) == names.end()) return false;
     item->kind = CompareItem::Kind::Schedule;
     item->config.name = name;
-    item->config.segment_bytes = 0;  // the run's own unless given
+    item->config.segment_bytes = 0;  // the run's given settings unless a size is given
     if (colon != std::string::npos) {
         auto bytes = parseSize(spec.substr(colon + 1));
         if (!bytes || *bytes <= 0) return engine::Status::error("'" + word + "': the segment size is not a size");
@@ -132,6 +132,15 @@ engine::Result<CompareItem> itemFromPin(const profiler::ComparePin& pin, const s
     return item;
 }
 
+namespace {
+
+engine::PolicyConfig withName(engine::PolicyConfig config, const std::string& name) {
+    config.name = name;
+    return config;
+}
+
+}  // namespace
+
 engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<CompareItem>& items,
                                    const engine::SimOptions& options) {
     Comparison out;
@@ -150,10 +159,10 @@ engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<Comp
             row.measuredIterMs = row.input->measuredIterMs;
             if (row.input->tuned) row.settings = describeSettings(*row.input->tuned);
         } else {
-            if (config.segment_bytes == 0)
-                config.segment_bytes = row.input->observedConfig.segment_bytes;  // the run's own size
+            // A policy named alone runs as a capture of it from the run's experiment would (givenConfig).
+            if (config.segment_bytes == 0) config = withName(row.input->givenConfig, config.name);
             // "ddp" on an imported DDP run: with the buckets its trace showed (PolicyConfig::buckets).
-            if (config.name == "ddp" && config.buckets.empty()) config.buckets = row.input->observedConfig.buckets;
+            if (config.name == "ddp" && config.buckets.empty()) config.buckets = row.input->givenConfig.buckets;
         }
         const auto failed = [&](const std::string& why) {
             return engine::Status::error("'" + item.label + "' on run " + std::to_string(row.runId) + ": " + why);

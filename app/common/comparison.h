@@ -27,7 +27,9 @@ struct CompareItem {
     Kind kind = Kind::Run;
     std::string label;            // as the user named it: "3", "pace:256KiB", "pace@1", a saved schedule's name
     std::int64_t runId = 0;       // the run it is, or replays on; 0 = the default run
-    engine::PolicyConfig config;  // a schedule's settings (unused for a run); segment_bytes 0 = the run's own
+    // A schedule's settings (unused for a run); segment_bytes 0: a policy named alone, which takes the settings the
+    // run was given (ReplayInput::givenConfig) under its own name.
+    engine::PolicyConfig config;
     engine::WhatIf whatIf;
 };
 

@@ -79,14 +79,28 @@ std::string experimentKeyOf(const profiler::RunSummary& run, const nlohmann::jso
     return key.dump();
 }
 
-// What a run's stored experiment (the resolved copy its workers read) fixes of a self-tuning pace; nothing where
-// it does not parse, and then replay's pace chooses everything, as for an imported trace.
-std::optional<engine::TuneRequest> fixedByStoredExperiment(const nlohmann::json& stored) {
+// A run's stored experiment (the resolved copy its workers read) and its policy, read as the worker reads them;
+// nothing where it does not parse (an imported trace).
+struct StoredExperiment {
+    Experiment experiment;
+    engine::PolicyConfig policy;
+};
+std::optional<StoredExperiment> readStoredExperiment(const nlohmann::json& stored) {
+    if (!stored.is_object()) return std::nullopt;
     std::string ignored;
-    const std::optional<Experiment> e = parseExperiment(stored, "", &ignored);
+    std::optional<Experiment> e = parseExperiment(stored, "", &ignored);
     engine::PolicyConfig policy;
     if (!e || !policyConfigFromJson(e->policy, &policy, &ignored)) return std::nullopt;
-    return fixedByExperiment(*e, policy);
+    return StoredExperiment{std::move(*e), std::move(policy)};
+}
+
+// The policy settings the run was given (ReplayInput::givenConfig): its experiment's, under the name and segment
+// size the run records; the defaults where it has no experiment.
+engine::PolicyConfig givenPolicy(const std::optional<StoredExperiment>& stored, const profiler::RunTrace& trace) {
+    engine::PolicyConfig given = stored ? stored->policy : engine::PolicyConfig{};
+    given.name = trace.policy.empty() ? "fifo" : trace.policy;
+    if (trace.segment_bytes > 0) given.segment_bytes = static_cast<std::size_t>(trace.segment_bytes);
+    return given;
 }
 
 // What the run's own tuner chose (its recorded settings), as that order runs them.
@@ -124,10 +138,9 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     auto parsed = parseBoundedJson(summary.experiment_json, &ignored);
     const nlohmann::json experiment = parsed ? std::move(*parsed) : nlohmann::json(nlohmann::json::value_t::discarded);
     engine::ObservedRun observed = observedFromTrace(*trace);
-    engine::PolicyConfig ran;
-    ran.name = trace->policy.empty() ? "fifo" : trace->policy;
-    if (trace->segment_bytes > 0) ran.segment_bytes = static_cast<std::size_t>(trace->segment_bytes);
-    std::optional<engine::Schedule> tuned = tuningFromMetrics(summary.metrics, ran);
+    const std::optional<StoredExperiment> stored = readStoredExperiment(experiment);
+    engine::PolicyConfig given = givenPolicy(stored, *trace);
+    std::optional<engine::Schedule> tuned = tuningFromMetrics(summary.metrics, given);
     describeEngine(summary, experiment, tuned, observed);
     keepSteadyState(experiment, tuned.has_value(), observed);
     const std::string runName = where + " run " + std::to_string(trace->run_id);
@@ -143,18 +156,19 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     in.iterations = std::move(model.value().iterations);
     in.setAside = std::move(model.value().set_aside);
     in.runId = trace->run_id;
-    in.observedConfig = tuned ? tuned->policy : ran;
+    given.buckets = imported.buckets;
+    in.givenConfig = given;
+    in.observedConfig = tuned ? tuned->policy : given;
     in.tuned = std::move(tuned);
     in.hostMemory = summary.backend == "cpu";
     if (experiment.is_object()) {
         in.experimentName = experiment.value("name", std::string());
-        in.experimentFixes = fixedByStoredExperiment(experiment);
+        if (stored) in.experimentFixes = fixedByExperiment(stored->experiment, stored->policy);
     }
     in.experimentKey = experimentKeyOf(summary, experiment);
     in.experimentJson = summary.experiment_json;
     in.description = runName + " (" + in.observedConfig.name + ", " + std::to_string(trace->ranks) + " ranks" +
                      (in.experimentName.empty() ? "" : ", " + in.experimentName) + ")";
-    in.observedConfig.buckets = imported.buckets;
     if (auto it = summary.metrics.find("iter_ms"); it != summary.metrics.end()) in.measuredIterMs = it->second;
     else if (auto measured = engine::observedIterationMs(observed); measured.ok()) in.measuredIterMs = measured.value();
     in.selfResidual = selfReplayResidual(in);

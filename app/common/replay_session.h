@@ -30,7 +30,12 @@ struct ReplayInput {
     std::vector<engine::IterationEstimate> iterations;
     std::vector<int> setAside;        // the run's outlier iterations, left out of workload and cost
     std::string description;          // "runs.pacer run 3 (fifo, 2 ranks, mlp-2rank)" or "model resnet50"
-    engine::PolicyConfig observedConfig;  // the policy and segment size the run used (fifo for a profile)
+    engine::PolicyConfig observedConfig;  // the policy settings the run ran (a self-tuned pace: its choice)
+    // The policy settings the run was given: its experiment's, before a self-tuning pace chose its own. What a
+    // capture of another policy (or of pace with settings given) from the same experiment would start from, so a
+    // schedule named without settings replays from these: a baseline on a self-tuned run is not run at pace's
+    // choice. Equal to observedConfig for every run that did not tune itself; fifo's defaults for a profile.
+    engine::PolicyConfig givenConfig;
     double measuredIterMs = 0;        // the run's own iter_ms, 0 when unknown
     // How far replay of the run's own schedule missed measuredIterMs, |replayed - measured| / measured: the model's
     // error on this run, which widens the band of every prediction for another schedule (widenedForAnotherSchedule).

@@ -174,6 +174,63 @@ private slots:
         QVERIFY(!fixed.json().contains("tuned"));
     }
 
+    // Another schedule replayed on a self-tuned run runs as a capture of it from the same experiment would: a
+    // baseline at the experiment's settings (here the defaults: 4 MiB partitions for bytescheduler), not at the size
+    // pace chose for itself, and pace with a size given keeps its documented fusion, not the run's chosen groups.
+    // Both used to start from the run's choice: `compare` on a self-tuned CNN run replayed bytescheduler with 1 MiB
+    // partitions, which a bytescheduler capture of that experiment never runs. The sample MLP's largest tensor is
+    // 256 KiB, and the tuner sweeps no size past the largest, so its choice cannot pass for 4 MiB.
+    void otherSchedulesStartFromTheExperiment() {
+        QVERIFY2(!project_.isEmpty(), "needs the self-tuned run of tunesAndRecords");
+        auto summary = pacer::profiler::readRunSummary(project_.toStdString(), 0);
+        QVERIFY(summary.ok());
+        const double chosen = summary.value().metrics.at("tuned_segment_bytes");
+        constexpr double kGiven = 4.0 * 1024 * 1024;
+        QVERIFY(chosen < kGiven);
+
+        const ProcessResult named = runCli({"replay", "--project", project_, "--policy", "bytescheduler", "--json"});
+        QVERIFY2(named.exitCode == 0, named.err.constData());
+        QCOMPARE(named.json()["policy"].toObject()["segment_bytes"].toDouble(), kGiven);
+        const ProcessResult sized = runCli({"replay", "--project", project_, "--policy", "bytescheduler",
+                                            "--segment-bytes", "4MiB", "--json"});
+        QVERIFY2(sized.exitCode == 0, sized.err.constData());
+        QCOMPARE(named.json()["predicted_iter_ms"].toDouble(), sized.json()["predicted_iter_ms"].toDouble());
+
+        const ProcessResult compared = runCli({"compare", "--project", project_, "1", "bytescheduler", "--json"});
+        QVERIFY2(compared.exitCode == 0, compared.err.constData());
+        const QJsonArray items = compared.json()["items"].toArray();
+        QCOMPARE(items.size(), 2);
+        QCOMPARE(items[0].toObject()["segment_bytes"].toDouble(), chosen);  // the run itself: what it ran
+        QCOMPARE(items[1].toObject()["segment_bytes"].toDouble(), kGiven);
+
+        const ProcessResult pace = runCli({"replay", "--project", project_, "--policy", "pace", "--segment-bytes",
+                                           QString::number(static_cast<qint64>(chosen)), "--json"});
+        QVERIFY2(pace.exitCode == 0, pace.err.constData());
+        const QJsonObject policy = pace.json()["policy"].toObject();
+        QVERIFY2(!policy.contains("fusion_groups"), pace.out.constData());
+        QCOMPARE(policy["fuse_below_bytes"].toDouble(), 64.0 * 1024);
+    }
+
+    // What the experiment sets for any policy (DDP's bucket size, ByteScheduler's credit) is what a capture of
+    // that policy from it runs, so replay on the run takes it too; it used to replay the engine's defaults (25 MiB
+    // buckets, a credit of 4) whatever the experiment said, also for the run's own policy.
+    void schedulesKeepTheExperimentsPolicySettings() {
+        nlohmann::json changes = paceDefaults();
+        changes["policy"] = {{"name", "fifo"}, {"bucket_bytes", "64KiB"}, {"credit", 2}};  // the sample: 256 KiB segments
+        changes["order"] = "dynamic";
+        const QString experiment = writeExperiment(dir_, "fifo-buckets.json", changes);
+        const QString project = dir_.filePath("fifo-buckets.pacer");
+        const ProcessResult run = runCli({"capture", "--experiment", experiment, "--out", project, "--json"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+
+        const ProcessResult ddp = runCli({"replay", "--project", project, "--policy", "ddp", "--json"});
+        QVERIFY2(ddp.exitCode == 0, ddp.err.constData());
+        QCOMPARE(ddp.json()["policy"].toObject()["bucket_bytes"].toDouble(), 64.0 * 1024);
+        const ProcessResult compared = runCli({"compare", "--project", project, "1", "bytescheduler"});
+        QVERIFY2(compared.exitCode == 0, compared.err.constData());
+        QVERIFY2(compared.out.contains("bytescheduler 256 KiB x2"), compared.out.constData());
+    }
+
     // `replay --policy pace` on a run predicts what `capture --policy pace` of the run's experiment would run: the
     // segment size the experiment sets is kept (so its documented fusion too), and with the order set as well
     // nothing is left to choose, so the settings are replayed as they are. It used to tune the segment size anyway

@@ -49,7 +49,7 @@ nlohmann::json predictionJson(const engine::SimFigures& figures, const engine::P
 int runReplay(const Args& args) {
     if (!args.has("policy") && !args.has("priorities")) throw usageError("option '--policy' is required");
     const app::ReplayInput source = loadReplaySource(args);
-    engine::PolicyConfig config = policyFrom(args, source.observedConfig);
+    engine::PolicyConfig config = policyFrom(args, source.givenConfig);
     const engine::WhatIf whatIf = whatIfFrom(args);
     const int iterations = args.integer("iterations", 2, 1000).value_or(0);
 
@@ -162,7 +162,7 @@ int runSweep(const Args& args) {
     if (knob.empty())
         throw usageError("give a range to sweep: --segment-bytes MIN:MAX, --bucket-bytes MIN:MAX, --credit MIN:MAX or "
                          "--ranks MIN:MAX");
-    const engine::PolicyConfig base = policyFrom(args, source.observedConfig);
+    const engine::PolicyConfig base = policyFrom(args, source.givenConfig);
     std::string engineKnob = knob;
     std::replace(engineKnob.begin(), engineKnob.end(), '-', '_');
     const engine::WhatIf whatIf = whatIfFrom(args);

@@ -1,7 +1,7 @@
 // A `pace` left at its defaults tunes itself after warm-up, with real workers over Gloo: every rank runs the same
 // chosen settings and unit order, the run records them (and `runs` shows them), an explicit segment size is kept,
 // and `replay --policy pace` with no segment size predicts a self-tuned run too, keeping what the run's experiment
-// set.
+// set; any other schedule replayed on a run starts from the settings its experiment gave, not from pace's choice.
 #include "process_helpers.h"
 #include "profiler/project.h"
 

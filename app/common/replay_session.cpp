@@ -67,6 +67,7 @@ void keepSteadyState(const nlohmann::json& experiment, bool selfTuned, engine::O
         if (s.iteration >= first) steady.insert(s.iteration);
     if (steady.size() < 3) return;
     std::erase_if(observed.spans, [&](const engine::ObservedSpan& s) { return s.iteration < first; });
+    observed.warmup_removed = true;
 }
 
 // What the run trained, whatever schedule reduced it: the same key means the figures of two runs compare.

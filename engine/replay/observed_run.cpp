@@ -43,8 +43,9 @@ Status validateRun(const ObservedRun& run) {
     return Status::success();
 }
 
-// The first iteration seen, left out of the medians when there are later ones.
+// The first iteration seen, left out of the medians when there are later ones (unless the warm-up is gone already).
 int warmupIteration(const ObservedRun& run, ObservedSpan::Kind a, ObservedSpan::Kind b) {
+    if (run.warmup_removed) return INT32_MIN;
     int lo = INT32_MAX, hi = INT32_MIN;
     for (const ObservedSpan& s : run.spans)
         if (s.kind == a || s.kind == b) {

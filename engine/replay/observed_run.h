@@ -50,6 +50,9 @@ struct ObservedRun {
     // What a collective took from compute, for a run whose spans do not carry `cpu` (a stored run keeps the fit in
     // its metrics). Spans that carry it win.
     CommCpu comm_cpu;
+    // The caller already cut the run to the iterations its measured time averages (app's keepSteadyState, from
+    // engine::firstSteadyIteration on): the first iteration left is one of them, not a warm-up to leave out.
+    bool warmup_removed = false;
 };
 
 // The CPU a collective takes from compute, fitted (least squares in its bytes) over the counted iterations' Comm

@@ -507,6 +507,33 @@ private slots:
         QCOMPARE(w.value().layers[0].backward, Nanos{300});
     }
 
+    // The first iteration of a run is left out of the means as a warm-up, unless the caller already cut the warm-up
+    // away (ObservedRun::warmup_removed: the replay of a stored run starts at the first iteration its iter_ms
+    // counts): then the first one left counts like the others. Iteration 5 forward 400 ns, 6-8 100 ns.
+    void aRunCutToItsSteadyIterationsKeepsTheFirst_data() {
+        QTest::addColumn<bool>("removed");
+        QTest::addColumn<Nanos>("forward");
+        QTest::newRow("warm-up still in the run: the first is left out") << false << Nanos{100};
+        QTest::newRow("warm-up cut away: the first counts") << true << Nanos{175};
+    }
+    void aRunCutToItsSteadyIterationsKeepsTheFirst() {
+        QFETCH(bool, removed);
+        QFETCH(Nanos, forward);
+        ObservedRun run = twoTensorRun();
+        run.warmup_removed = removed;
+        for (int rank = 0; rank < 2; ++rank)
+            for (int it = 5; it < 9; ++it) {
+                const Nanos t = it * 10'000;
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 0, t, t + (it == 5 ? 400 : 100)));
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 1, t + 1000, t + 1100));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 1, t + 2000, t + 2100));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 0, t + 3000, t + 3100));
+            }
+        Result<Workload> w = extractWorkload(run);
+        QVERIFY2(w.ok(), w.status().message().c_str());
+        QCOMPARE(w.value().layers[0].forward, forward);
+    }
+
     // A size far off the line that was seen in every iteration keeps its own mean in the table (a small collective
     // that waits for a core during backward costs that), while the line ignores it.
     void frequentSizeOffTheLineKeepsItsMean() {

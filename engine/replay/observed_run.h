@@ -61,10 +61,11 @@ CommCpu fitCommCpu(const ObservedRun& run);
 // The same fit from per-size sums: bytes -> (sum of CPU ns, collectives), as a worker accumulates them.
 CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize);
 
-// Per-layer times, net of what the run's collectives took from compute (fitCommCpu): per iteration the slowest rank's time (a collective waits for the slowest rank), then the mean
-// over the steady iterations (the first is left out when there are several: it pays for allocation and warm
-// caches). Means, not medians: the measured iteration time is a mean, and on a loaded machine the occasional
-// descheduled layer is part of it. The optimizer's cost per element is the mean of the update spans.
+// Per-layer times, net of what the run's collectives took from compute (fitCommCpu): per iteration the slowest rank's
+// time (a collective waits for the slowest rank), then the mean over the steady iterations (the first is left out when
+// there are several, unless ObservedRun::warmup_removed: it pays for allocation and warm caches). Means, not medians:
+// the measured iteration time is a mean, and on a loaded machine the occasional descheduled layer is part of it. The
+// optimizer's cost per element is the mean of the update spans.
 // `only` (sorted iteration numbers) restricts the means to those iterations; empty: every steady one.
 Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>& only = {});
 

@@ -101,6 +101,14 @@ PredictionBand widenedForAnotherSchedule(PredictionBand band, double predictedMs
     const double reach = selfResidual > 0 ? selfResidual * predictedMs : 0.0;
     band.low_ms = std::max(0.0, band.low_ms - reach);
     band.high_ms += reach + std::max(0.0, stallMs);
+    // Another run, whenever it runs, lands where the machine is then.
+    double sum = 0, squares = 0;
+    for (double ms : band.iteration_ms) sum += ms;
+    const double n = static_cast<double>(band.iteration_ms.size()), mean = sum / n;
+    for (double ms : band.iteration_ms) squares += (ms - mean) * (ms - mean);
+    const double drift = kRunDriftSpreads * std::sqrt(squares / n);
+    band.low_ms = std::max(0.0, std::min(band.low_ms, predictedMs - drift));
+    band.high_ms = std::max(band.high_ms, predictedMs + drift);
     return band;
 }
 

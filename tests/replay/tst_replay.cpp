@@ -301,21 +301,29 @@ private slots:
 
     // Another schedule's band also carries the model's error measured on the source's own schedule: both ends move
     // out by that fraction of the prediction (the low end not below 0); and its high end reaches up by the source's
-    // stalls, which the predicted run may draw again. No residual and no stall, or no band, changes nothing.
+    // stalls, which the predicted run may draw again. No residual and no stall, or no band, changes nothing. Last,
+    // it reaches kRunDriftSpreads deviations of the source's iterations (here 10 +- `spread` ms: a deviation of
+    // `spread`) each side of the prediction, where it did not reach that far already.
     void anotherScheduleWidensTheBand_data() {
         QTest::addColumn<double>("low");
         QTest::addColumn<double>("high");
         QTest::addColumn<double>("residual");
         QTest::addColumn<double>("stall");
         QTest::addColumn<bool>("hasBand");
+        QTest::addColumn<double>("spread");
         QTest::addColumn<double>("wantLow");
         QTest::addColumn<double>("wantHigh");
-        QTest::newRow("5% of 10 ms") << 9.0 << 11.0 << 0.05 << 0.0 << true << 8.5 << 11.5;
-        QTest::newRow("no residual") << 9.0 << 11.0 << 0.0 << 0.0 << true << 9.0 << 11.0;
-        QTest::newRow("low end stops at 0") << 1.0 << 11.0 << 0.5 << 0.0 << true << 0.0 << 16.0;
-        QTest::newRow("stall reaches up") << 9.0 << 11.0 << 0.05 << 1.5 << true << 8.5 << 13.0;
-        QTest::newRow("stall, no residual") << 9.0 << 11.0 << 0.0 << 2.0 << true << 9.0 << 13.0;
-        QTest::newRow("no band to widen") << 0.0 << 0.0 << 0.05 << 1.5 << false << 0.0 << 0.0;
+        const double drift = kRunDriftSpreads * 0.5;
+        QTest::newRow("5% of 10 ms") << 9.0 << 11.0 << 0.05 << 0.0 << true << 0.0 << 8.5 << 11.5;
+        QTest::newRow("no residual") << 9.0 << 11.0 << 0.0 << 0.0 << true << 0.0 << 9.0 << 11.0;
+        QTest::newRow("low end stops at 0") << 1.0 << 11.0 << 0.5 << 0.0 << true << 0.0 << 0.0 << 16.0;
+        QTest::newRow("stall reaches up") << 9.0 << 11.0 << 0.05 << 1.5 << true << 0.0 << 8.5 << 13.0;
+        QTest::newRow("stall, no residual") << 9.0 << 11.0 << 0.0 << 2.0 << true << 0.0 << 9.0 << 13.0;
+        QTest::newRow("no band to widen") << 0.0 << 0.0 << 0.05 << 1.5 << false << 0.0 << 0.0 << 0.0;
+        QTest::newRow("iterations spread") << 9.5 << 10.5 << 0.0 << 0.0 << true << 0.5 << 10 - drift << 10 + drift;
+        QTest::newRow("spread, stall reaches further up")
+            << 9.5 << 10.5 << 0.0 << 4.0 << true << 0.5 << 10 - drift << 14.5;
+        QTest::newRow("spread, already wider") << 5.0 << 16.0 << 0.0 << 0.0 << true << 0.5 << 5.0 << 16.0;
     }
     void anotherScheduleWidensTheBand() {
         QFETCH(double, low);
@@ -323,9 +331,11 @@ private slots:
         QFETCH(double, residual);
         QFETCH(double, stall);
         QFETCH(bool, hasBand);
+        QFETCH(double, spread);
         QFETCH(double, wantLow);
         QFETCH(double, wantHigh);
-        PredictionBand band{low, high, hasBand ? std::vector<double>{10.0, 10.0} : std::vector<double>{}};
+        PredictionBand band{low, high,
+                            hasBand ? std::vector<double>{10.0 - spread, 10.0 + spread} : std::vector<double>{}};
         const PredictionBand wide = widenedForAnotherSchedule(band, 10.0, residual, stall);
         QCOMPARE(wide.low_ms, wantLow);
         QCOMPARE(wide.high_ms, wantHigh);

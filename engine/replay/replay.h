@@ -88,7 +88,7 @@ Result<PredictionBand> predictionBand(double predictedMs, const std::vector<Iter
 // between runs by about as much as between iterations: on two grids of 120 captures (4 samples x 1/2.5/10 Gb/s x 5
 // policies x 2 rounds, 2026-12-02 and 2026-12-03), the fifo run's prediction of each other policy's run missed its
 // measured time by 0.9-1.0 of the iterations' deviation in the median and 3.3 at the 90th percentile, where the
-// bands above held it in 56-57% of cases (median width 7-10%). Fitted for 90% on one grid, the factor was 3.26 and
+// bands above held it in 56-57% of cases (median width 7-10%). The factor that holds 90% was 3.26 on one grid and
 // 3.36 on the other; 3.3 held 91% and 90% of the two grids' cases, at median widths of 31% and 21%: as far apart as
 // that machine's runs were. Not for the run's own schedule: there the prediction replays the run's own iterations,
 // and its band holds 92-93% as it is.

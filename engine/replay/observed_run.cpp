@@ -601,24 +601,21 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
 CommCpu fitCommCpu(const ObservedRun& run) {
     const std::vector<int> every;
     const Counted counts{warmupIteration(run, ObservedSpan::Comm, ObservedSpan::Comm), every};
-    SizeMeans bySize, stored;  // bytes -> (sum of CPU ns, count); the same from the run's stored line
+    // Per size: the spans' CPU figures where they carry them; else a stored run's line (the worker's comm_cpu_*
+    // metrics), which is known only at the run's own sizes: read there and fitted again, it gets what the fit now
+    // makes of them (projects written before two sizes stopped drawing a fixed cost keep their line otherwise).
+    const bool measured = std::any_of(run.spans.begin(), run.spans.end(), [&](const ObservedSpan& s) {
+        return s.kind == ObservedSpan::Comm && s.cpu >= 0 && s.bytes > 0 && counts(s.iteration);
+    });
+    if (!measured && !run.comm_cpu.any()) return run.comm_cpu;
+    SizeMeans bySize;  // bytes -> (sum of CPU ns, count)
     for (const ObservedSpan& s : run.spans)
-        if (s.kind == ObservedSpan::Comm && s.bytes > 0 && counts(s.iteration)) {
-            const double bytes = static_cast<double>(s.bytes);
-            if (s.cpu >= 0) {
-                auto& [sum, count] = bySize[bytes];
-                sum += static_cast<double>(s.cpu);
-                count += 1;
-            }
-            auto& [sum, count] = stored[bytes];
-            sum += run.comm_cpu.at(static_cast<std::size_t>(s.bytes));
+        if (s.kind == ObservedSpan::Comm && s.bytes > 0 && counts(s.iteration) && (!measured || s.cpu >= 0)) {
+            auto& [sum, count] = bySize[static_cast<double>(s.bytes)];
+            sum += measured ? static_cast<double>(s.cpu) : run.comm_cpu.at(static_cast<std::size_t>(s.bytes));
             count += 1;
         }
-    if (!bySize.empty()) return fitCommCpu(bySize);
-    // A stored run keeps the worker's line (comm_cpu_* metrics), which is known only at the run's own sizes: read
-    // there and fitted again, it gets what the fit now makes of them (projects written before two sizes stopped
-    // drawing a fixed cost keep their line otherwise).
-    return stored.empty() || !run.comm_cpu.any() ? run.comm_cpu : fitCommCpu(stored);
+    return bySize.empty() ? run.comm_cpu : fitCommCpu(bySize);
 }
 
 CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize) {

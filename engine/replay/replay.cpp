@@ -41,6 +41,17 @@ Result<SimFigures> figuresOf(const Workload& w, const CostModel& cost, const Pol
 // Student's t, two-sided 90% (the 95th percentile), by degrees of freedom 1..9.
 constexpr double kStudentT90[] = {6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833};
 
+// The sum of squared deviations from the values' mean (0 for none).
+double squaresAboutMean(const std::vector<double>& values) {
+    if (values.empty()) return 0;
+    double total = 0;
+    for (double v : values) total += v;
+    const double mean = total / static_cast<double>(values.size());
+    double squares = 0;
+    for (double v : values) squares += (v - mean) * (v - mean);
+    return squares;
+}
+
 // Half-width of a 90% interval for the mean of a series whose neighbours are alike: contiguous batches, the
 // standard error of their means (PredictionBand).
 double batchMeansHalfWidth(const std::vector<double>& series) {
@@ -55,12 +66,8 @@ double batchMeansHalfWidth(const std::vector<double>& series) {
         for (std::size_t i = from; i < to; ++i) sum += series[i];
         means.push_back(sum / static_cast<double>(to - from));
     }
-    double total = 0;
-    for (double m : means) total += m;
-    const double grand = total / static_cast<double>(batches);
-    double squares = 0;
-    for (double m : means) squares += (m - grand) * (m - grand);
-    const double standardError = std::sqrt(squares / static_cast<double>(batches - 1) / static_cast<double>(batches));
+    const double standardError =
+        std::sqrt(squaresAboutMean(means) / static_cast<double>(batches - 1) / static_cast<double>(batches));
     static_assert(kBandBatches - 1 <= static_cast<int>(std::size(kStudentT90)));
     const std::size_t dof = std::min(batches - 1, std::size(kStudentT90));
     return kStudentT90[dof - 1] * standardError;
@@ -102,11 +109,9 @@ PredictionBand widenedForAnotherSchedule(PredictionBand band, double predictedMs
     band.low_ms = std::max(0.0, band.low_ms - reach);
     band.high_ms += reach + std::max(0.0, stallMs);
     // Another run, whenever it runs, lands where the machine is then.
-    double sum = 0, squares = 0;
-    for (double ms : band.iteration_ms) sum += ms;
-    const double n = static_cast<double>(band.iteration_ms.size()), mean = sum / n;
-    for (double ms : band.iteration_ms) squares += (ms - mean) * (ms - mean);
-    const double drift = kRunDriftSpreads * std::sqrt(squares / n);
+    const double deviation =
+        std::sqrt(squaresAboutMean(band.iteration_ms) / static_cast<double>(band.iteration_ms.size()));
+    const double drift = kRunDriftSpreads * deviation;
     band.low_ms = std::max(0.0, std::min(band.low_ms, predictedMs - drift));
     band.high_ms = std::max(band.high_ms, predictedMs + drift);
     return band;

@@ -344,7 +344,7 @@ Status Runtime::runDynamicIteration(int gen) {
         else std::fill(control.begin() + n, control.end(), 0.0f);
     };
     for (bool first = true;; first = false) {
-        Nanos roundStart = -1;  // the start of a stand-alone agreement round, if this decision needed one
+        std::optional<RoundEvent> round;  // the stand-alone agreement round of this decision, if it needed one
         if (!agreed) {
             std::unique_lock lock(mutex_);
             if (!enterAtOnce) {
@@ -376,9 +376,11 @@ Status Runtime::runDynamicIteration(int gen) {
             }
             flagReadiness();
             lock.unlock();
-            roundStart = clockNs();
-            stampClock(roundStart);
+            round = RoundEvent{currentIteration(gen), clockNs(), 0,
+                               static_cast<std::int64_t>(control.size() * sizeof(float)), false};
+            stampClock(round->start);
             PACER_RETURN_IF_ERROR(transport_.allreduce(control.data(), control.size()));
+            round->end = clockNs();
         }
         agreed = false;
         const Nanos now = decodeClock(control.data() + n);
@@ -401,8 +403,15 @@ Status Runtime::runDynamicIteration(int gen) {
                 policy_->onGradientReady(t, now);
             }
         }
-        if (policy_->finished()) return Status::success();
+        if (policy_->finished()) {
+            if (round && sink_) sink_->onRound(*round);
+            return Status::success();
+        }
         std::optional<CommUnit> unit = policy_->next(now);
+        if (round && sink_) {
+            round->chose_unit = unit.has_value();
+            sink_->onRound(*round);
+        }
         wake = Clock::time_point::max();
         if (!unit) {
             enterAtOnce = false;
@@ -414,18 +423,16 @@ Status Runtime::runDynamicIteration(int gen) {
             continue;
         }
         PACER_RETURN_IF_ERROR(ledger.admit(policy_->name(), *unit));
-        // The unit's span starts with the stand-alone agreement round that chose it, if there was one: that round
-        // is part of what the unit cost, so the timeline shows it and replay's fitted per-call cost includes it.
         if (piggyback) {
             {
                 std::lock_guard lock(mutex_);
                 flagReadiness();
             }
             stampClock(clockNs());
-            PACER_RETURN_IF_ERROR(execute(*unit, gen, 0, roundStart, &control));
+            PACER_RETURN_IF_ERROR(execute(*unit, gen, 0, &control));
             agreed = true;
         } else {
-            PACER_RETURN_IF_ERROR(execute(*unit, gen, 0, roundStart));
+            PACER_RETURN_IF_ERROR(execute(*unit, gen, 0));
         }
         pendingDone = std::move(unit);
         enterAtOnce = true;
@@ -445,9 +452,14 @@ Status Runtime::reduce(int channel, float* data, std::size_t count) {
     return runAllreduce(algorithm, *p2p, data, count, {options_.topology, 0});
 }
 
-Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanStart, std::vector<float>* rider) {
+int Runtime::currentIteration(int gen) {
+    std::lock_guard lock(mutex_);
+    return iterationIds_.empty() ? gen : iterationIds_.front();
+}
+
+Status Runtime::execute(const CommUnit& unit, int gen, int channel, std::vector<float>* rider) {
     SegmentRange range(options_.gpu, unit);
-    const Nanos start = spanStart >= 0 ? spanStart : clockNs();
+    const Nanos start = clockNs();
     if (options_.gpu) {
         for (const Piece& p : unit.pieces) {
             void* event = nullptr;
@@ -491,11 +503,10 @@ Status Runtime::execute(const CommUnit& unit, int gen, int channel, Nanos spanSt
         PACER_RETURN_IF_ERROR(transport_.synchronize());
     }
     const Nanos end = clockNs();
-    int iteration = 0;
+    const int iteration = currentIteration(gen);
     bool tensorDone = false;
     {
         std::lock_guard lock(mutex_);
-        iteration = iterationIds_.empty() ? gen : iterationIds_.front();
         for (const Piece& p : unit.pieces) {
             reducedElements_[p.tensor] += p.count;
             if (reducedElements_[p.tensor] >= tensors_[p.tensor].elements) {

@@ -88,9 +88,10 @@ private:
     Status runPlanIteration(int gen, int channel);
     Status runDynamicIteration(int gen);
     Status waitLocallyReady(const CommUnit& unit, int gen);
-    // spanStart < 0: now. rider (host memory only): floats summed in the same collective, after the unit's data.
-    Status execute(const CommUnit& unit, int gen, int channel = 0, Nanos spanStart = -1,
-                   std::vector<float>* rider = nullptr);
+    // rider (host memory only): floats summed in the same collective, after the unit's data.
+    Status execute(const CommUnit& unit, int gen, int channel = 0, std::vector<float>* rider = nullptr);
+    // The iteration the comm thread is reducing (the trace's number for it).
+    int currentIteration(int gen);
     // Sum all-reduce of one unit's buffer on a channel, by the configured algorithm.
     Status reduce(int channel, float* data, std::size_t count);
     void fail(Status error);

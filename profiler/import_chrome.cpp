@@ -752,7 +752,8 @@ Result<RunTrace> buildTrace(std::vector<ParsedFile>& files, RunInfo* info, Impor
                 const std::string_view cat = fs.spans[i].first->cat;
                 // GPU work by category (Kineto's or Pacer's), not by name: Horovod's MEMCPY_IN_FUSION_BUFFER is a host copy.
                 gpu |= cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "memcpy" || cat == "memset";
-                comm &= k == EventKind::AllReduce || k == EventKind::Wait || k == EventKind::Marker || k == EventKind::Memcpy;
+                comm &= k == EventKind::AllReduce || k == EventKind::Agreement || k == EventKind::Wait ||
+                        k == EventKind::Marker || k == EventKind::Memcpy;
             }
             t.kind = gpu ? TrackKind::CudaStream : comm ? TrackKind::Comm : TrackKind::Compute;
             const auto process = f.processNames.find(key.first);

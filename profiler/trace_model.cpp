@@ -7,7 +7,7 @@ namespace pacer::profiler {
 namespace {
 constexpr std::array<const char*, kEventKindCount> kEventKindNames = {
     "forward", "backward", "optimizer", "allreduce", "wait",   "iteration",
-    "kernel",  "memcpy",   "memset",    "runtime",   "sync",   "marker"};
+    "kernel",  "memcpy",   "memset",    "runtime",   "sync",   "marker", "agreement"};
 constexpr std::array<const char*, kTrackKindCount> kTrackKindNames = {"compute", "comm", "cuda_stream", "other"};
 }  // namespace
 

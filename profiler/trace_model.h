@@ -26,9 +26,10 @@ enum class EventKind : std::uint8_t {
     Runtime,     // CUPTI: a CUDA runtime/driver API call
     Sync,
     Marker,      // NVTX range or imported user annotation
+    Agreement,   // on the comm track: a stand-alone round in which the ranks agree which unit goes next (dynamic order)
 };
 
-inline constexpr int kEventKindCount = 12;
+inline constexpr int kEventKindCount = 13;
 
 // Layer numbers index per-layer tables in replay: a trace claiming layer 2^31 would make it allocate gigabytes
 // (or overflow layer + 1). No model has anywhere near this many layers; the store refuses more.

@@ -61,6 +61,7 @@ engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace) {
             case EventKind::AllReduce: span.kind = engine::ObservedSpan::Comm; break;
             case EventKind::Wait: span.kind = engine::ObservedSpan::Wait; break;
             case EventKind::Iteration: span.kind = engine::ObservedSpan::Iteration; break;
+            case EventKind::Agreement: span.kind = engine::ObservedSpan::Round; break;
             default: continue;  // GPU rows are drawn, not replayed: the engine's own events carry the schedule
         }
         if ((e.kind == EventKind::Forward || e.kind == EventKind::Backward) && e.layer >= 0) {
@@ -144,6 +145,11 @@ profiler::RunTrace traceFromSimulation(const engine::SimResult& sim, const engin
                 e.priority = s.unit.priority;
                 break;
             }
+            case engine::SimEvent::Round:
+                e.kind = EventKind::Agreement;
+                e.track = 1;  // dynamic order: one channel
+                e.name = "agreement round";
+                break;
         }
         trace.events.push_back(std::move(e));
     }

@@ -19,6 +19,7 @@ TraceBridge::TraceBridge(profiler::CpuTracer& tracer, const std::vector<engine::
         tensorWaitNames_.push_back(tracer_.internName("wait " + t.name));
     }
     fusedName_ = tracer_.internName("allreduce fused");
+    roundName_ = tracer_.internName("agreement round");
     iterationName_ = tracer_.internName("iteration");
 }
 
@@ -46,6 +47,14 @@ void TraceBridge::onComm(const engine::CommEvent& e) {
         sum += static_cast<double>(e.cpu);
         count += 1;
     }
+}
+
+void TraceBridge::onRound(const engine::RoundEvent& e) {
+    // Dynamic order has one channel: its rounds go on the first comm lane, before the unit each chose.
+    if (enabled_)
+        tracer_.record(EventKind::Agreement, commTracks_.front(), roundName_, e.start, e.end, e.iteration, -1, -1, -1,
+                       e.bytes);
+    keep(engine::ObservedSpan::Round, e.iteration, -1, -1, e.start, e.end, -1, e.bytes);
 }
 
 void TraceBridge::measureCommCpu(bool on) { measureCpu_ = on; }

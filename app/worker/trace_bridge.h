@@ -29,6 +29,7 @@ public:
     void useChannels(int channels);
 
     void onComm(const engine::CommEvent& event) override;
+    void onRound(const engine::RoundEvent& event) override;
 
     // CPU ranks whose cores are all busy (engine::commTakesFromCompute): keep each collective's CPU time with its
     // span and fit what a collective takes from compute over the run (commCpu). Call before a runtime starts.
@@ -62,6 +63,7 @@ private:
     std::vector<int> tensorUpdateNames_;
     std::vector<int> tensorWaitNames_;
     int fusedName_ = 0;
+    int roundName_ = 0;
     int iterationName_ = 0;
     std::mutex spansMutex_;  // the comm thread reports units, the training thread the rest
     std::atomic<bool> keeping_{false};  // read without the lock on every span after warm-up

@@ -112,7 +112,7 @@ Result<std::vector<ObservedSpan>> decodeSpans(const std::vector<std::int64_t>& w
     for (std::int64_t k = 0; k < n && !r.bad; ++k) {
         ObservedSpan s;
         const std::int64_t kind = r.take();
-        if (kind < ObservedSpan::Forward || kind > ObservedSpan::Iteration) r.bad = true;
+        if (kind < ObservedSpan::Forward || kind > ObservedSpan::Round) r.bad = true;
         s.kind = static_cast<ObservedSpan::Kind>(kind);
         s.rank = static_cast<int>(r.take());
         s.iteration = static_cast<int>(r.take());

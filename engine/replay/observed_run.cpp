@@ -247,6 +247,9 @@ constexpr double kTableMinCount = 3;
 // A line has a fixed cost (an intercept) only where its sizes spread at least this far (the largest over the smallest);
 // the riders' sizes draw a line of their own only then.
 constexpr double kLineSpread = 2;
+// Two sizes make a line with a fixed cost only this far apart: then the small one's mean is that cost itself, read
+// rather than extrapolated (a DDP run's one bucket of 800 KB and its agreement rounds of 48 B).
+constexpr double kInterceptSpread = 100;
 
 // The line through the origin that best fits per-size mean times (weight = the size's count): all of it per byte.
 CostModel throughOrigin(const std::map<double, std::pair<double, double>>& bySize) {
@@ -262,8 +265,9 @@ CostModel throughOrigin(const std::map<double, std::pair<double, double>>& bySiz
 }
 
 // Weighted least squares over per-size mean times (weight = the size's count): each collective counts once.
-// The fixed cost is read off three sizes or more that spread kLineSpread: two sizes fit any line exactly, so the
-// noise of their means all lands in it, and it is priced into every call of a schedule with smaller units. A DDP
+// The fixed cost is read off three sizes or more that spread kLineSpread, or two that spread kInterceptSpread: two
+// sizes fit any line exactly, so unless the smaller one measures the fixed cost directly, the noise of their means
+// all lands in it, and it is priced into every call of a schedule with smaller units. A DDP
 // run of the transformer (buckets of 1.0 and 2.4 MB, 10 Gb/s) drew 326 us a call from its times and 470 us of
 // CPU a call, where its fifo run measured 96 and 43 over nine sizes from 40 B: its 54 units per iteration were
 // replayed 120% too slow. Through the origin, the bytes carry it all.
@@ -282,9 +286,9 @@ CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize)
         sxy += v.second * (x - mx) * (y - my);
     }
     CostModel c;
-    if (bySize.size() < 3 || bySize.rbegin()->first < kLineSpread * bySize.begin()->first ||
-        sxx <= 1e-9 * std::max(1.0, mx * mx))
-        return throughOrigin(bySize);
+    const double spread = bySize.rbegin()->first / std::max(1.0, bySize.begin()->first);
+    const bool sizesShowIt = bySize.size() >= 3 ? spread >= kLineSpread : bySize.size() == 2 && spread >= kInterceptSpread;
+    if (!sizesShowIt || sxx <= 1e-9 * std::max(1.0, mx * mx)) return throughOrigin(bySize);
     c.ns_per_byte = sxy / sxx;
     c.alpha_ns = my - c.ns_per_byte * mx;
     if (c.alpha_ns < 0) return throughOrigin(bySize);  // a negative fixed cost is noise
@@ -349,8 +353,32 @@ int readyLayer(const ObservedRun& run, int tensor, std::int64_t bytes) {
     return -1;
 }
 
+// Per span of the run: where a collective's comm thread got busy with it, which is the start of the agreement round
+// that chose it if the run traced one right before it on that rank (ObservedSpan::Round), else the span's start.
+std::vector<Nanos> busyStarts(const ObservedRun& run) {
+    std::vector<Nanos> starts(run.spans.size());
+    std::map<int, std::vector<std::size_t>> byRank;  // comm-thread spans: collectives and rounds
+    for (std::size_t i = 0; i < run.spans.size(); ++i) {
+        starts[i] = run.spans[i].start;
+        const ObservedSpan::Kind k = run.spans[i].kind;
+        if (k == ObservedSpan::Comm || k == ObservedSpan::Round) byRank[run.spans[i].rank].push_back(i);
+    }
+    for (auto& [rank, ids] : byRank) {
+        std::sort(ids.begin(), ids.end(), [&](std::size_t a, std::size_t b) {
+            return run.spans[a].start < run.spans[b].start;
+        });
+        for (std::size_t k = 1; k < ids.size(); ++k) {
+            const ObservedSpan &before = run.spans[ids[k - 1]], &s = run.spans[ids[k]];
+            if (s.kind == ObservedSpan::Comm && before.kind == ObservedSpan::Round && before.iteration == s.iteration)
+                starts[ids[k]] = before.start;
+        }
+    }
+    return starts;
+}
+
 // How long after a unit is ready on every rank its collective starts, when the link was idle: the latest rank's
-// start of the collective minus the latest end of the backward that made it ready, for collectives that found the
+// start of the collective (of the round that chose it, busyStarts) minus the latest end of the backward that made
+// it ready, for collectives that found the
 // link idle (the previous collective had ended before the unit was ready); the mean. Single-tensor collectives
 // are preferred; fused ones are sampled only when there are none (a DDP run: every bucket is fused), and never from
 // a Horovod run, which holds each of them until its cycle's tick (the simulator models the hold by itself): there
@@ -364,13 +392,15 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
         bool single = false;
     };
     std::map<std::tuple<int, int, int>, Unit> latest;
-    for (const ObservedSpan& s : run.spans) {
+    const std::vector<Nanos> starts = busyStarts(run);
+    for (std::size_t i = 0; i < run.spans.size(); ++i) {
+        const ObservedSpan& s = run.spans[i];
         if (s.kind != ObservedSpan::Comm || s.tensor < 0 || s.tensor >= static_cast<int>(run.tensors.size())) continue;
         const bool single = s.bytes <= static_cast<std::int64_t>(run.tensors[s.tensor].bytes());
         auto [it, fresh] = latest.emplace(std::make_tuple(s.iteration, s.tensor, s.segment),
-                                          Unit{s.start, s.end, readyLayer(run, s.tensor, s.bytes), single});
+                                          Unit{starts[i], s.end, readyLayer(run, s.tensor, s.bytes), single});
         if (!fresh) {
-            it->second.start = std::max(it->second.start, s.start);
+            it->second.start = std::max(it->second.start, starts[i]);
             it->second.end = std::max(it->second.end, s.end);
         }
     }
@@ -391,8 +421,8 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
     return mean(singles.empty() ? fused : singles);
 }
 
-// Dynamic order on CPU ranks (readiness riding on the units): the collectives that a stand-alone agreement round
-// chose, whose span includes that round. The runtime decides after each unit with the readiness its collective
+// Dynamic order on CPU ranks (readiness riding on the units), runs that did not trace their rounds (tracedRounds):
+// the collectives that a stand-alone agreement round chose, whose span includes that round. The runtime decides after each unit with the readiness its collective
 // carried, sampled when the unit started; a unit whose gradients became ready later (on the last rank) could not be
 // chosen then: the link went idle and a round of its own found it. So: each iteration's first collective, and
 // every one ready only after the previous one's start. (Units whose readiness is unknown count as riders.)
@@ -414,6 +444,52 @@ std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveS
         }
     }
     return result;
+}
+
+// A run's agreement rounds as traced (ObservedSpan::Round; runs before 2026-12-03 have none): which units a round
+// chose (on some rank, the comm thread's span before the unit is a round of its iteration) and what a round costs,
+// each from the last rank's join to the last rank's leave (the k-th round of an iteration is one collective on
+// every rank), the mean over the counted iterations.
+struct TracedRounds {
+    bool any = false;
+    std::set<CollectiveKey> chose;
+    double mean_ns = 0;
+    double bytes = 0;  // the rounds' size (the readiness flags and clock), 0 where not traced
+    double sum_ns = 0, count = 0;
+};
+
+TracedRounds tracedRounds(const ObservedRun& run, const Counted& counts) {
+    TracedRounds t;
+    std::map<int, std::vector<const ObservedSpan*>> byRank;  // the comm thread's spans: collectives and rounds
+    for (const ObservedSpan& s : run.spans)
+        if ((s.kind == ObservedSpan::Round || s.kind == ObservedSpan::Comm) && counts(s.iteration))
+            byRank[s.rank].push_back(&s);
+    std::map<std::pair<int, int>, std::pair<Nanos, Nanos>> latest;  // (iteration, k-th round) -> latest join, leave
+    for (auto& [rank, spans] : byRank) {
+        std::sort(spans.begin(), spans.end(), [](const ObservedSpan* a, const ObservedSpan* b) {
+            return a->start < b->start;
+        });
+        std::map<int, int> roundsSoFar;  // per iteration
+        for (std::size_t i = 0; i < spans.size(); ++i) {
+            const ObservedSpan& s = *spans[i];
+            if (s.kind == ObservedSpan::Round) {
+                t.bytes = std::max(t.bytes, static_cast<double>(s.bytes));
+                const auto key = std::make_pair(s.iteration, roundsSoFar[s.iteration]++);
+                auto [it, fresh] = latest.emplace(key, std::make_pair(s.start, s.end));
+                if (!fresh) it->second = {std::max(it->second.first, s.start), std::max(it->second.second, s.end)};
+            } else if (i > 0 && spans[i - 1]->kind == ObservedSpan::Round && spans[i - 1]->iteration == s.iteration) {
+                t.chose.insert({s.iteration, s.tensor, s.segment, s.bytes});
+            }
+        }
+    }
+    if (latest.empty()) return t;
+    t.any = true;
+    double sum = 0;
+    for (const auto& [key, span] : latest) sum += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
+    t.mean_ns = sum / static_cast<double>(latest.size());
+    t.sum_ns = sum;
+    t.count = static_cast<double>(latest.size());
+    return t;
 }
 
 // One channel: the comm thread's own gap between a collective and the next one when that one was already waiting
@@ -673,17 +749,22 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
             std::erase_if(bySize, [&](const auto& entry) { return !alone.count(entry.first); });
         }
     }
-    // Dynamic order on CPU ranks: a unit chosen by a stand-alone agreement round includes that round. Where units
-    // that rode on the one before them were seen, the table and line come from those, and what the others cost
-    // beyond them (at their sizes, by those riders' table) is the round's cost, CostModel::first_unit_extra_ns,
-    // which the simulator charges to every round. (A run without riders, e.g. DDP's buckets, each chosen by a
-    // round, keeps every unit in its table and no separate round cost.)
+    // Dynamic order on CPU ranks: the cost of a stand-alone agreement round, CostModel::first_unit_extra_ns, which
+    // the simulator charges to every round, and which units a round chose. A run that traced its rounds
+    // (tracedRounds) gives both directly, and each unit's span is its collective alone. In a run traced before
+    // (2026-12-03) a unit chosen by a round includes that round, and both are inferred: where units that rode on the
+    // one before them were seen, the table and line come from those, and what the others cost beyond them (at their
+    // sizes, by those riders' table) is the round's cost. (A run without riders, e.g. DDP's buckets, each chosen by
+    // a round, keeps every unit in its table and no separate round cost.)
     // One channel: which units came by a round of their own (or, in plan order, were ready only after the one
     // before them began); the rest followed the one before them directly. Read once, for the round's cost and for
     // the comm thread's gap below.
-    const std::set<CollectiveKey> rounds = run.channels == 1 ? chosenByARound(run, latest) : std::set<CollectiveKey>{};
-    double roundCost = 0;
-    if (run.readiness_rides_on_units && run.channels == 1) {
+    const TracedRounds traced = tracedRounds(run, counts);
+    const std::set<CollectiveKey> rounds = run.channels != 1 ? std::set<CollectiveKey>{}
+                                           : traced.any      ? traced.chose
+                                                             : chosenByARound(run, latest);
+    double roundCost = traced.mean_ns;
+    if (!traced.any && run.readiness_rides_on_units && run.channels == 1) {
         SizeMeans riders = meansBySize(latest, [&](const CollectiveKey& k) { return rounds.count(k) == 0; });
         // A size that rode once or twice in a run says little: a BytesScheduler run of the small MLP whose 514 KiB
         // partition rode twice, both times descheduled (8 ms against its usual 2), drew the riders' line at 1 Gb/s
@@ -721,6 +802,14 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
                                             : std::make_pair(std::max(0.0, v.first - roundCost * v.second), v.second);
             }
         }
+    }
+    // A traced round is a collective of its own size over the same transport: one more size for the table and line.
+    // It matters where the units show too few sizes for a fixed cost (fitWeighted): a DDP run's two or three bucket
+    // sizes drew a line through the origin, and replay priced the many small units of fifo 7-24% too fast from it.
+    if (traced.any && traced.bytes > 0) {
+        auto& [sum, count] = bySize[traced.bytes];
+        sum += traced.sum_ns;
+        count += traced.count;
     }
     CostModel c = bySize.empty() && wireLine ? *wireLine : fitWeighted(bySize);
     // The line (used between and beyond the measured sizes, and for the lower bound): one pass drops sizes whose
@@ -924,6 +1013,9 @@ ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const 
                     break;
                 case SimEvent::Wait:
                     s.kind = ObservedSpan::Wait;
+                    break;
+                case SimEvent::Round:
+                    s.kind = ObservedSpan::Round;
                     break;
                 case SimEvent::Comm:
                     s.kind = ObservedSpan::Comm;

@@ -22,7 +22,9 @@ namespace pacer::engine {
 
 struct ObservedSpan {
     // Wait: compute blocked on a reduction. Iteration: one whole iteration on that rank (for the observed time).
-    enum Kind { Forward, Backward, Update, Comm, Wait, Iteration } kind = Forward;
+    // Round: a stand-alone agreement round of dynamic order (engine::RoundEvent), traced apart from the unit it chose
+    // by runs from 2026-12-03 on; in older runs a unit's Comm span includes the round that chose it.
+    enum Kind { Forward, Backward, Update, Comm, Wait, Iteration, Round } kind = Forward;
     int rank = 0;
     int iteration = 0;
     int layer = -1;          // Forward, Backward, Update (-1: an update of the whole model)

@@ -183,6 +183,15 @@ std::size_t unitsBeforeHeard(Nanos start, Nanos end, Nanos each, Nanos gap, std:
     return std::min(following, after);
 }
 
+SimEvent roundEvent(int iteration, Nanos start, Nanos end) {
+    SimEvent e;
+    e.kind = SimEvent::Round;
+    e.iteration = iteration;
+    e.start = start;
+    e.end = end;
+    return e;
+}
+
 }  // namespace
 
 Status validateWorkload(const Workload& w) {
@@ -436,6 +445,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                     // may be due by then).
                     afterRound = false;
                     if (roundNs > 0) {
+                        result.events.push_back(roundEvent(k, now, now + roundNs));
                         now += roundNs;
                         continue;
                     }
@@ -481,7 +491,12 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             if (gapNs > 0 && !afterRound && issued > 0 && now == linkFree) now += gapNs;
             const Nanos each = cost.at(unit->bytes());
             Nanos total = each;
-            if (afterRound) total += roundNs;
+            Nanos unitStart = now;  // after the round that chose it, if one did
+            if (afterRound && roundNs > 0) {
+                result.events.push_back(roundEvent(k, now, now + roundNs));
+                total += roundNs;
+                unitStart += roundNs;
+            }
             afterRound = false;
             Nanos end = now + total;
             if (channels > 1) {
@@ -543,7 +558,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             SimEvent e;
             e.kind = SimEvent::Comm;
             e.iteration = k;
-            e.start = now;
+            e.start = unitStart;
             e.end = end;
             e.unit = std::move(*unit);
             e.channel = static_cast<int>(channel);

@@ -32,8 +32,10 @@ struct SimOptions {
 };
 
 struct SimEvent {
-    // Wait: the compute stream idles until a reduction it needs has finished (exposed communication).
-    enum Kind { Forward, Backward, Update, Comm, Wait } kind = Forward;
+    // Wait: the compute stream idles until a reduction it needs has finished (exposed communication). Round: a
+    // stand-alone agreement round on the comm thread (CostModel::first_unit_extra_ns), before the unit it chose or
+    // finding nothing, drawn apart from the unit as the runtime traces it.
+    enum Kind { Forward, Backward, Update, Comm, Wait, Round } kind = Forward;
     int iteration = 0;  // an Update belongs to the iteration whose gradients it applies
     int layer = -1;     // -1 for Comm
     CommUnit unit;      // Comm only

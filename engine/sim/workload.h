@@ -106,7 +106,8 @@ struct CostModel {
     // runtime decides after each unit with the readiness that rode on it; when that finds nothing to send (as at
     // every iteration's start, where the name comes from, and before each of DDP's buckets) the comm thread runs a
     // round of its own on the next gradient's news, and again on each news while the policy still holds back.
-    // A unit chosen by a round includes it in its traced span.
+    // Runs trace each round as a span of its own (RoundEvent, ObservedSpan::Round) and the simulator draws it so
+    // (SimEvent::Round); in runs traced before 2026-12-03 a unit's span begins with the round that chose it.
     double first_unit_extra_ns = 0;
     // One channel: how long the comm thread takes between the end of one collective and the start of the next that
     // was already waiting (its bookkeeping, the wake-up of the rank that finished last, the ranks' skew). A few us

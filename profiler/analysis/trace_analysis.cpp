@@ -20,7 +20,10 @@ bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 namespace {
 
 // ncclName: the event's name starts with "nccl" (NCCL's kernels are communication, other kernels compute).
-bool isCommunicationSpan(EventKind kind, bool ncclName) { return kind == EventKind::AllReduce || (kind == EventKind::Kernel && ncclName); }
+// Agreement rounds count as communication: they are collectives on the comm thread (once part of the unit's span).
+bool isCommunicationSpan(EventKind kind, bool ncclName) {
+    return kind == EventKind::AllReduce || kind == EventKind::Agreement || (kind == EventKind::Kernel && ncclName);
+}
 
 bool isComputeSpan(EventKind kind, bool ncclName) {
     switch (kind) {

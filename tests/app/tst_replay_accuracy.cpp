@@ -26,8 +26,12 @@
 //
 // Over Gloo the cross-policy prediction is a known, open gap (issue #15): in a fifo run each small collective costs
 // 0.4-1 ms against 0.2-0.25 ms for pace's back-to-back segments over the same transport, so the cost table fitted
-// from fifo predicts pace 13-140% too slow. That row prints its figures and skips with the reason; it is not
-// judged until replay models why a collective's cost depends on the schedule around it.
+// from fifo predicts pace 13-140% too slow. Part of that was the agreement round inside each fifo unit's span;
+// with rounds traced apart (2026-12-03) fifo's small collectives take 180-290 us in the median, as pace's segments
+// do, but their means are 2-3x their medians (a comm thread waiting for a core while both compute threads run), and
+// those tails differ between schedules: from four fifo runs pace was predicted -21..+42%. That row prints its
+// figures and skips with the reason; it is not judged until replay models why a collective's cost depends on the
+// schedule around it.
 #include "process_helpers.h"
 
 #include <QTemporaryDir>

@@ -78,12 +78,27 @@ public:
         {
             std::lock_guard lock(mutex_);
             events_.push_back(e);
+            log_.push_back({false, events_.size() - 1});
         }
         recorded_.notify_all();
+    }
+    void onRound(const RoundEvent& e) override {
+        std::lock_guard lock(mutex_);
+        rounds_.push_back(e);
+        log_.push_back({true, rounds_.size() - 1});
     }
     std::vector<CommEvent> events() const {
         std::lock_guard lock(mutex_);
         return events_;
+    }
+    std::vector<RoundEvent> rounds() const {
+        std::lock_guard lock(mutex_);
+        return rounds_;
+    }
+    // Units and rounds in the order they were reported: (is a round, index into rounds() or events()).
+    std::vector<std::pair<bool, std::size_t>> log() const {
+        std::lock_guard lock(mutex_);
+        return log_;
     }
     // Blocks until `count` units have completed (or the timeout passed): lets a test order its steps by what the
     // runtime did instead of by sleeping and hoping.
@@ -96,6 +111,8 @@ private:
     mutable std::mutex mutex_;
     mutable std::condition_variable recorded_;
     std::vector<CommEvent> events_;
+    std::vector<RoundEvent> rounds_;
+    std::vector<std::pair<bool, std::size_t>> log_;
 };
 
 }  // namespace pacer::engine::testing

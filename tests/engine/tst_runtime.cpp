@@ -183,16 +183,44 @@ private slots:
             return trainRank(r, ranks, *(*transports)[r], config, OrderMode::Dynamic, tensors, &sinks[r], training);
         });
         for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        // (iteration, tensor, segment) of every piece, and (iteration, -1, chose a unit) of every stand-alone
+        // agreement round: rounds are collectives too, in the same order on every rank.
         auto sequence = [](const RecordingSink& sink) {
-            std::vector<std::tuple<int, int, int>> seq;  // (iteration, tensor, segment) of every piece
-            for (const CommEvent& e : sink.events())
-                for (const Piece& p : e.unit.pieces) seq.emplace_back(e.iteration, p.tensor, p.segment);
+            std::vector<std::tuple<int, int, int>> seq;
+            const auto events = sink.events();
+            const auto rounds = sink.rounds();
+            for (const auto& [isRound, i] : sink.log()) {
+                if (isRound) seq.emplace_back(rounds[i].iteration, -1, rounds[i].chose_unit ? 1 : 0);
+                else
+                    for (const Piece& p : events[i].unit.pieces) seq.emplace_back(events[i].iteration, p.tensor, p.segment);
+            }
             return seq;
         };
         const auto reference = sequence(sinks[0]);
         QVERIFY(!reference.empty());
         QCOMPARE(std::get<0>(reference.back()), iterations - 1);
         for (int r = 1; r < ranks; ++r) QVERIFY(sequence(sinks[r]) == reference);
+        // Traced apart: a round that chose a unit ends before the unit starts, one that chose nothing is followed by
+        // another round; every iteration begins with a round (no unit carried its first readiness).
+        for (int r = 0; r < ranks; ++r) {
+            const auto events = sinks[r].events();
+            const auto rounds = sinks[r].rounds();
+            const auto log = sinks[r].log();
+            QVERIFY(!rounds.empty());
+            int lastIteration = -1;
+            for (std::size_t k = 0; k < log.size(); ++k) {
+                const auto& [isRound, i] = log[k];
+                const int iteration = isRound ? rounds[i].iteration : events[i].iteration;
+                if (iteration != lastIteration) QVERIFY2(isRound, "an iteration began with a unit, not a round");
+                lastIteration = iteration;
+                if (!isRound) continue;
+                QVERIFY(rounds[i].start <= rounds[i].end);
+                if (k + 1 == log.size()) continue;
+                const auto& [nextIsRound, j] = log[k + 1];
+                QCOMPARE(rounds[i].chose_unit, !nextIsRound);
+                if (!nextIsRound) QVERIFY(rounds[i].end <= events[j].start);
+            }
+        }
     }
 
     // Plan mode over several channels: unit k on channel k mod C. Under random per-rank delays every sum stays

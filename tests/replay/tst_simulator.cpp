@@ -133,9 +133,10 @@ private slots:
     // wakes the thread again (another dispatch_ns): the fused unit starts at 400 + 30 + 1000 + 30. Without the
     // wake-ups (0) it starts on the tick, 1400. (Measured on the small MLP: 110 us between the first gradient plus a
     // cycle and the unit, two wake-ups.) With readiness riding on units the first round costs R (430 to 430 + R); l0,
-    // ready at 600, waits for the tick's round as in the runtime, which hears it and sends both: the same start. A
-    // round of its own for l0 (as when every news started one) would end at 430 + 2R, past the tick when R is 600:
-    // the unit at 1630.
+    // ready at 600, waits for the tick's round as in the runtime, which hears it and sends both: the tick's round
+    // starts at 1460 and the unit after it, at 1460 + R (rounds are events of their own, as the runtime traces them).
+    // A round of its own for l0 (as when every news started one) would end at 430 + 2R, past the tick when R is 600:
+    // the tick's round at 1630.
     void horovodTicksPayTheCommThreadsWakeUps_data() {
         QTest::addColumn<Nanos>("dispatch");
         QTest::addColumn<Nanos>("round");  // 0: readiness does not ride on units (no stand-alone rounds)
@@ -157,12 +158,21 @@ private slots:
         horovod.cycle_ns = 1000;
         Result<SimResult> r = simulateWith(w, horovod, cost, SimOptions{2, 1});
         QVERIFY2(r.ok(), r.status().message().c_str());
-        std::vector<SimEvent> comms;
-        for (const SimEvent& e : r.value().events)
+        std::vector<SimEvent> comms, rounds;
+        for (const SimEvent& e : r.value().events) {
             if (e.kind == SimEvent::Comm && e.iteration == 0) comms.push_back(e);
+            if (e.kind == SimEvent::Round && e.iteration == 0) rounds.push_back(e);
+        }
         QCOMPARE(comms.size(), std::size_t{1});
         QCOMPARE(comms.front().unit.pieces.size(), std::size_t{2});  // both gradients in one fused unit
-        QCOMPARE(comms.front().start, 400 + dispatch + 1000 + dispatch);
+        QCOMPARE(comms.front().start, 400 + dispatch + 1000 + dispatch + round);
+        // The first gradient's round, then the tick's, which chose the unit.
+        QCOMPARE(rounds.size(), std::size_t{round > 0 ? 2 : 0});
+        if (round > 0) {
+            QCOMPARE(rounds.front().start, 400 + dispatch);
+            QCOMPARE(rounds.back().start, 400 + dispatch + 1000 + dispatch);
+            QCOMPARE(rounds.back().end, comms.front().start);
+        }
     }
 
     // The tail after backward (the next batch) delays the next forward, not the gradients: with 100 ns of tail the

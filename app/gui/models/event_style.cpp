@@ -22,6 +22,7 @@ QString eventKindLabel(EventKind kind)
     case EventKind::Runtime: return QStringLiteral("CUDA API");
     case EventKind::Sync: return QStringLiteral("sync");
     case EventKind::Marker: return QStringLiteral("marker");
+    case EventKind::Agreement: return QStringLiteral("agreement round");
     }
     return QStringLiteral("event");
 }
@@ -41,6 +42,7 @@ QRgb kindColour(EventKind kind)
     case EventKind::Runtime: return qRgb(0x9a, 0xa5, 0xb1);
     case EventKind::Sync: return qRgb(0xbf, 0x6f, 0x6f);
     case EventKind::Marker: return qRgb(0xa5, 0xb5, 0x6c);
+    case EventKind::Agreement: return qRgb(0x7f, 0x8c, 0x99);
     }
     return qRgb(0x80, 0x80, 0x80);
 }

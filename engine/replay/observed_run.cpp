@@ -264,13 +264,13 @@ CostModel throughOrigin(const std::map<double, std::pair<double, double>>& bySiz
     return c;
 }
 
-// Weighted least squares over per-size mean times (weight = the size's count): each collective counts once.
-// The fixed cost is read off three sizes or more that spread kLineSpread, or two that spread kInterceptSpread: two
-// sizes fit any line exactly, so unless the smaller one measures the fixed cost directly, the noise of their means
-// all lands in it, and it is priced into every call of a schedule with smaller units. A DDP
-// run of the transformer (buckets of 1.0 and 2.4 MB, 10 Gb/s) drew 326 us a call from its times and 470 us of
-// CPU a call, where its fifo run measured 96 and 43 over nine sizes from 40 B: its 54 units per iteration were
-// replayed 120% too slow. Through the origin, the bytes carry it all.
+// Weighted least squares over per-size mean times (weight = the size's count): each collective counts once. The fixed
+// cost is read off three sizes or more that spread kLineSpread, or two that spread kInterceptSpread: two sizes fit any
+// line exactly, so unless the smaller one measures the fixed cost directly, the noise of their means all lands in it,
+// and it is priced into every call of a schedule with smaller units. A DDP run of the transformer (buckets of 1.0 and
+// 2.4 MB, 10 Gb/s) drew 326 us a call from its times and 470 us of CPU a call, where its fifo run measured 96 and 43
+// over nine sizes from 40 B: its 54 units per iteration were replayed 120% too slow. Through the origin, the bytes
+// carry it all.
 CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize) {
     double sw = 0, sx = 0, sy = 0;
     for (const auto& [x, v] : bySize) {
@@ -287,7 +287,8 @@ CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize)
     }
     CostModel c;
     const double spread = bySize.rbegin()->first / std::max(1.0, bySize.begin()->first);
-    const bool sizesShowIt = bySize.size() >= 3 ? spread >= kLineSpread : bySize.size() == 2 && spread >= kInterceptSpread;
+    const bool sizesShowIt =
+        bySize.size() >= 3 ? spread >= kLineSpread : bySize.size() == 2 && spread >= kInterceptSpread;
     if (!sizesShowIt || sxx <= 1e-9 * std::max(1.0, mx * mx)) return throughOrigin(bySize);
     c.ns_per_byte = sxy / sxx;
     c.alpha_ns = my - c.ns_per_byte * mx;
@@ -376,13 +377,13 @@ std::vector<Nanos> busyStarts(const ObservedRun& run) {
     return starts;
 }
 
-// How long after a unit is ready on every rank its collective starts, when the link was idle: the latest rank's
-// start of the collective (of the round that chose it, busyStarts) minus the latest end of the backward that made
-// it ready, for collectives that found the
-// link idle (the previous collective had ended before the unit was ready); the mean. Single-tensor collectives
-// are preferred; fused ones are sampled only when there are none (a DDP run: every bucket is fused), and never from
-// a Horovod run, which holds each of them until its cycle's tick (the simulator models the hold by itself): there
-// the time from a gradient to its unit was 240-390 us against 10-30 us of wake-up in fifo runs. None: 0.
+// How long after a unit is ready on every rank its collective starts, when the link was idle: the latest rank's start
+// of the collective (of the round that chose it, busyStarts) minus the latest end of the backward that made it ready,
+// for collectives that found the link idle (the previous collective had ended before the unit was ready); the mean.
+// Single-tensor collectives are preferred; fused ones are sampled only when there are none (a DDP run: every bucket is
+// fused), and never from a Horovod run, which holds each of them until its cycle's tick (the simulator models the hold
+// by itself): there the time from a gradient to its unit was 240-390 us against 10-30 us of wake-up in fifo runs. (0
+// where there are none.)
 double dispatchLatency(const ObservedRun& run, const Counted& counts) {
     const std::map<std::pair<int, int>, Nanos> backwardEnd = latestBackwardEnds(run);
     // (iteration, tensor, segment) -> latest start and end over ranks, and the layer that made the unit ready.
@@ -421,11 +422,12 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
     return mean(singles.empty() ? fused : singles);
 }
 
-// Dynamic order on CPU ranks (readiness riding on the units), runs that did not trace their rounds (tracedRounds):
-// the collectives that a stand-alone agreement round chose, whose span includes that round. The runtime decides after each unit with the readiness its collective
-// carried, sampled when the unit started; a unit whose gradients became ready later (on the last rank) could not be
-// chosen then: the link went idle and a round of its own found it. So: each iteration's first collective, and
-// every one ready only after the previous one's start. (Units whose readiness is unknown count as riders.)
+// Dynamic order on CPU ranks (readiness riding on the units), runs that did not trace their rounds (tracedRounds): the
+// collectives that a stand-alone agreement round chose, whose span includes that round. The runtime decides after each
+// unit with the readiness its collective carried, sampled when the unit started; a unit whose gradients became ready
+// later (on the last rank) could not be chosen then: the link went idle and a round of its own found it. So: each
+// iteration's first collective, and every one ready only after the previous one's start. (Units whose readiness is
+// unknown count as riders.)
 std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveSpans& spans) {
     const std::map<std::pair<int, int>, Nanos> backwardEnd = latestBackwardEnds(run);
     std::map<int, std::vector<std::pair<Nanos, CollectiveKey>>> byIteration;
@@ -451,11 +453,11 @@ std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveS
 // each from the last rank's join to the last rank's leave (the k-th round of an iteration is one collective on
 // every rank), the mean over the counted iterations.
 struct TracedRounds {
-    bool any = false;
     std::set<CollectiveKey> chose;
-    double mean_ns = 0;
-    double bytes = 0;  // the rounds' size (the readiness flags and clock), 0 where not traced
-    double sum_ns = 0, count = 0;
+    double sum_ns = 0, count = 0;  // over the rounds; count 0: the run traced none
+    double bytes = 0;              // the rounds' size (the readiness flags and clock), 0 where not recorded
+    bool any() const { return count > 0; }
+    double meanNs() const { return count > 0 ? sum_ns / count : 0.0; }
 };
 
 TracedRounds tracedRounds(const ObservedRun& run, const Counted& counts) {
@@ -482,12 +484,8 @@ TracedRounds tracedRounds(const ObservedRun& run, const Counted& counts) {
             }
         }
     }
-    if (latest.empty()) return t;
-    t.any = true;
-    double sum = 0;
-    for (const auto& [key, span] : latest) sum += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
-    t.mean_ns = sum / static_cast<double>(latest.size());
-    t.sum_ns = sum;
+    for (const auto& [key, span] : latest)
+        t.sum_ns += static_cast<double>(std::max<Nanos>(0, span.second - span.first));
     t.count = static_cast<double>(latest.size());
     return t;
 }
@@ -761,10 +759,10 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     // the comm thread's gap below.
     const TracedRounds traced = tracedRounds(run, counts);
     const std::set<CollectiveKey> rounds = run.channels != 1 ? std::set<CollectiveKey>{}
-                                           : traced.any      ? traced.chose
+                                           : traced.any()    ? traced.chose
                                                              : chosenByARound(run, latest);
-    double roundCost = traced.mean_ns;
-    if (!traced.any && run.readiness_rides_on_units && run.channels == 1) {
+    double roundCost = traced.meanNs();
+    if (!traced.any() && run.readiness_rides_on_units && run.channels == 1) {
         SizeMeans riders = meansBySize(latest, [&](const CollectiveKey& k) { return rounds.count(k) == 0; });
         // A size that rode once or twice in a run says little: a BytesScheduler run of the small MLP whose 514 KiB
         // partition rode twice, both times descheduled (8 ms against its usual 2), drew the riders' line at 1 Gb/s
@@ -806,7 +804,7 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     // A traced round is a collective of its own size over the same transport: one more size for the table and line.
     // It matters where the units show too few sizes for a fixed cost (fitWeighted): a DDP run's two or three bucket
     // sizes drew a line through the origin, and replay priced the many small units of fifo 7-24% too fast from it.
-    if (traced.any && traced.bytes > 0) {
+    if (traced.any() && traced.bytes > 0) {
         auto& [sum, count] = bySize[traced.bytes];
         sum += traced.sum_ns;
         count += traced.count;

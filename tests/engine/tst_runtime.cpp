@@ -192,7 +192,8 @@ private slots:
             for (const auto& [isRound, i] : sink.log()) {
                 if (isRound) seq.emplace_back(rounds[i].iteration, -1, rounds[i].chose_unit ? 1 : 0);
                 else
-                    for (const Piece& p : events[i].unit.pieces) seq.emplace_back(events[i].iteration, p.tensor, p.segment);
+                    for (const Piece& p : events[i].unit.pieces)
+                        seq.emplace_back(events[i].iteration, p.tensor, p.segment);
             }
             return seq;
         };

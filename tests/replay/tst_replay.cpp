@@ -42,7 +42,8 @@ ObservedRun roundsInsideUnits(ObservedRun run) {
         if (run.spans[i].kind == ObservedSpan::Comm || run.spans[i].kind == ObservedSpan::Round)
             byRank[run.spans[i].rank].push_back(i);
     for (auto& [rank, ids] : byRank) {
-        std::sort(ids.begin(), ids.end(), [&](std::size_t a, std::size_t b) { return run.spans[a].start < run.spans[b].start; });
+        std::sort(ids.begin(), ids.end(),
+                  [&](std::size_t a, std::size_t b) { return run.spans[a].start < run.spans[b].start; });
         for (std::size_t k = 1; k < ids.size(); ++k) {
             const ObservedSpan& round = run.spans[ids[k - 1]];
             ObservedSpan& unit = run.spans[ids[k]];

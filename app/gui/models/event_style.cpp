@@ -42,7 +42,7 @@ QRgb kindColour(EventKind kind)
     case EventKind::Runtime: return qRgb(0x9a, 0xa5, 0xb1);
     case EventKind::Sync: return qRgb(0xbf, 0x6f, 0x6f);
     case EventKind::Marker: return qRgb(0xa5, 0xb5, 0x6c);
-    case EventKind::Agreement: return qRgb(0x7f, 0x8c, 0x99);
+    case EventKind::Agreement: return qRgb(0x4d, 0x55, 0x60);  // dark slate: apart from the folded swatch
     }
     return qRgb(0x80, 0x80, 0x80);
 }

@@ -354,26 +354,32 @@ int readyLayer(const ObservedRun& run, int tensor, std::int64_t bytes) {
     return -1;
 }
 
+// Each rank's comm-thread spans (collectives and traced agreement rounds) by start, as indices into run.spans.
+std::map<int, std::vector<std::size_t>> commThreadOrder(const ObservedRun& run) {
+    std::map<int, std::vector<std::size_t>> byRank;
+    for (std::size_t i = 0; i < run.spans.size(); ++i)
+        if (run.spans[i].kind == ObservedSpan::Comm || run.spans[i].kind == ObservedSpan::Round)
+            byRank[run.spans[i].rank].push_back(i);
+    for (auto& [rank, ids] : byRank)
+        std::sort(ids.begin(), ids.end(), [&](std::size_t x, std::size_t y) {
+            return run.spans[x].start < run.spans[y].start;
+        });
+    return byRank;
+}
+
+// Whether `unit` is the collective that the traced round right before it on its comm thread chose.
+bool chosenBy(const ObservedSpan& round, const ObservedSpan& unit) {
+    return round.kind == ObservedSpan::Round && unit.kind == ObservedSpan::Comm && round.iteration == unit.iteration;
+}
+
 // Per span of the run: where a collective's comm thread got busy with it, which is the start of the agreement round
-// that chose it if the run traced one right before it on that rank (ObservedSpan::Round), else the span's start.
+// that chose it if the run traced one (chosenBy), else the span's start.
 std::vector<Nanos> busyStarts(const ObservedRun& run) {
     std::vector<Nanos> starts(run.spans.size());
-    std::map<int, std::vector<std::size_t>> byRank;  // comm-thread spans: collectives and rounds
-    for (std::size_t i = 0; i < run.spans.size(); ++i) {
-        starts[i] = run.spans[i].start;
-        const ObservedSpan::Kind k = run.spans[i].kind;
-        if (k == ObservedSpan::Comm || k == ObservedSpan::Round) byRank[run.spans[i].rank].push_back(i);
-    }
-    for (auto& [rank, ids] : byRank) {
-        std::sort(ids.begin(), ids.end(), [&](std::size_t a, std::size_t b) {
-            return run.spans[a].start < run.spans[b].start;
-        });
-        for (std::size_t k = 1; k < ids.size(); ++k) {
-            const ObservedSpan &before = run.spans[ids[k - 1]], &s = run.spans[ids[k]];
-            if (s.kind == ObservedSpan::Comm && before.kind == ObservedSpan::Round && before.iteration == s.iteration)
-                starts[ids[k]] = before.start;
-        }
-    }
+    for (std::size_t i = 0; i < run.spans.size(); ++i) starts[i] = run.spans[i].start;
+    for (const auto& [rank, ids] : commThreadOrder(run))
+        for (std::size_t k = 1; k < ids.size(); ++k)
+            if (chosenBy(run.spans[ids[k - 1]], run.spans[ids[k]])) starts[ids[k]] = run.spans[ids[k - 1]].start;
     return starts;
 }
 
@@ -462,24 +468,18 @@ struct TracedRounds {
 
 TracedRounds tracedRounds(const ObservedRun& run, const Counted& counts) {
     TracedRounds t;
-    std::map<int, std::vector<const ObservedSpan*>> byRank;  // the comm thread's spans: collectives and rounds
-    for (const ObservedSpan& s : run.spans)
-        if ((s.kind == ObservedSpan::Round || s.kind == ObservedSpan::Comm) && counts(s.iteration))
-            byRank[s.rank].push_back(&s);
     std::map<std::pair<int, int>, std::pair<Nanos, Nanos>> latest;  // (iteration, k-th round) -> latest join, leave
-    for (auto& [rank, spans] : byRank) {
-        std::sort(spans.begin(), spans.end(), [](const ObservedSpan* a, const ObservedSpan* b) {
-            return a->start < b->start;
-        });
+    for (const auto& [rank, ids] : commThreadOrder(run)) {
         std::map<int, int> roundsSoFar;  // per iteration
-        for (std::size_t i = 0; i < spans.size(); ++i) {
-            const ObservedSpan& s = *spans[i];
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const ObservedSpan& s = run.spans[ids[k]];
+            if (!counts(s.iteration)) continue;
             if (s.kind == ObservedSpan::Round) {
                 t.bytes = std::max(t.bytes, static_cast<double>(s.bytes));
                 const auto key = std::make_pair(s.iteration, roundsSoFar[s.iteration]++);
                 auto [it, fresh] = latest.emplace(key, std::make_pair(s.start, s.end));
                 if (!fresh) it->second = {std::max(it->second.first, s.start), std::max(it->second.second, s.end)};
-            } else if (i > 0 && spans[i - 1]->kind == ObservedSpan::Round && spans[i - 1]->iteration == s.iteration) {
+            } else if (k > 0 && chosenBy(run.spans[ids[k - 1]], s)) {
                 t.chose.insert({s.iteration, s.tensor, s.segment, s.bytes});
             }
         }

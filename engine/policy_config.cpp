@@ -6,6 +6,8 @@
 #include "engine/policies/horovod_policy.h"
 #include "engine/policies/manual_policy.h"
 #include "engine/policies/pace_policy.h"
+#include "engine/policies/plan_policy.h"
+#include "engine/plan.h"
 
 #include <algorithm>
 
@@ -123,8 +125,12 @@ Status validate(const PolicyConfig& c, const std::vector<TensorInfo>& tensors) {
 
 Result<std::unique_ptr<Policy>> makePolicy(const PolicyConfig& config, const std::vector<TensorInfo>& tensors) {
     PACER_RETURN_IF_ERROR(validate(config, tensors));
-    for (const auto& p : kPolicies)
-        if (config.name == p.name) return p.make(config, tensors);
+    for (const auto& p : kPolicies) {
+        if (config.name != p.name) continue;
+        if (config.plan.empty()) return p.make(config, tensors);
+        if (Status s = validatePlan(config.plan, tensors); !s.ok()) return Status::error("the recorded " + s.message());
+        return makePlanPolicy(p.make(config, tensors), config.plan, tensors);
+    }
     return Status::error("unknown policy '" + config.name + "'");
 }
 

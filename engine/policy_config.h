@@ -32,6 +32,10 @@ struct PolicyConfig {
     // pace, manual, bytescheduler: a segment size per tensor id, 0 = segment_bytes; empty = segment_bytes for all.
     // (A tensor pace fuses travels whole, whatever its size here.)
     std::vector<std::size_t> tensor_segment_bytes;
+    // A plan this policy made that a run followed (plan order, read back from its trace): the policy's units are sent
+    // in this order, each once its tensors are ready (engine/policies/plan_policy.h), instead of the policy deciding
+    // again. Empty: the policy decides. Replay sets it for a run's own schedule; it is not a user's setting.
+    std::vector<CommUnit> plan;
 };
 
 // The segment size a tensor is cut with under this configuration.

@@ -8,6 +8,7 @@
 #include "app/common/tuned_settings.h"
 #include "engine/planning/self_tune.h"
 #include "engine/planning/warmup_schedule.h"
+#include "engine/replay/observed_plan.h"
 #include "engine/replay/observed_run.h"
 #include "engine/replay/zoo.h"
 
@@ -126,6 +127,7 @@ double selfReplayResidual(const ReplayInput& in) {
         ran.workload = in.workload;
         ran.cost = in.cost;
     }
+    ran.policy.plan = in.plan;
     auto own = engine::replay(ran.workload, ran.cost, ran.policy, {});
     if (!own.ok()) return 0;  // a run whose own schedule cannot be replayed fails where it is replayed, not here
     return std::abs(own.value().sim.figures.iter_ms - in.measuredIterMs) / in.measuredIterMs;
@@ -160,6 +162,10 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     given.buckets = imported.buckets;
     in.givenConfig = given;
     in.observedConfig = tuned ? tuned->policy : given;
+    const bool planOrder =
+        tuned ? tuned->plan_order
+              : experiment.is_object() && experiment.value("order", nlohmann::json("dynamic")) == "plan";
+    if (planOrder) in.plan = engine::observedPlan(observed, in.observedConfig).value_or(std::vector<engine::CommUnit>{});
     in.tuned = std::move(tuned);
     in.hostMemory = summary.backend == "cpu";
     if (experiment.is_object()) {
@@ -202,6 +208,12 @@ bool asItRan(const engine::WhatIf& w, int ranks) {
            w.channels == 0 && (w.algorithm.empty() || w.algorithm == "native") && w.topology.empty();
 }
 
+// The run's own schedule follows the plan it ran (ReplayInput::plan); every other schedule decides its order.
+engine::PolicyConfig followingRecordedPlan(const ReplayInput& input, engine::PolicyConfig config, bool own) {
+    if (own) config.plan = input.plan;
+    return config;
+}
+
 engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::TunedPace& tuned, bool chosen,
                                       bool own, const engine::WhatIf& whatIf, const engine::SimOptions& options) {
     // The band: each kept iteration of the run replayed as the tuned pace would run it (its order, channels and
@@ -218,7 +230,8 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
         as.cost = c.value();
         iterations.push_back(std::move(as));
     }
-    auto r = engine::replay(tuned.workload, tuned.cost, tuned.policy, {}, options, iterations);
+    auto r = engine::replay(tuned.workload, tuned.cost, followingRecordedPlan(input, tuned.policy, own), {}, options,
+                            iterations);
     if (!r.ok()) return r.status();
     if (!own)
         r.value().band = engine::widenedForAnotherSchedule(r.value().band, r.value().sim.figures.iter_ms,
@@ -284,8 +297,10 @@ bool isOwnSchedule(const ReplayInput& input, const engine::PolicyConfig& config,
 
 engine::Result<engine::ReplayResult> replayInput(const ReplayInput& input, const engine::PolicyConfig& config,
                                                  const engine::WhatIf& whatIf, const engine::SimOptions& options) {
-    auto r = engine::replay(input.workload, input.cost, config, whatIf, options, input.iterations);
-    if (r.ok() && !isOwnSchedule(input, config, whatIf))
+    const bool own = isOwnSchedule(input, config, whatIf);
+    auto r = engine::replay(input.workload, input.cost, followingRecordedPlan(input, config, own), whatIf, options,
+                            input.iterations);
+    if (r.ok() && !own)
         r.value().band = engine::widenedForAnotherSchedule(r.value().band, r.value().sim.figures.iter_ms,
                                                            input.selfResidual, r.value().sim.figures.stall_ms);
     return r;

@@ -49,6 +49,9 @@ struct ReplayInput {
     std::shared_ptr<const profiler::RunTrace> trace;  // the measured run; null for a profile
     std::string experimentJson;       // the run's stored experiment (what "run this schedule" starts from)
     std::optional<engine::Schedule> tuned;  // the settings a self-tuning pace chose for the run
+    // The plan a plan-order run followed, read from its steady iterations (engine::observedPlan): a replay of the
+    // run's own schedule follows it rather than deciding the order again. Empty in dynamic order or where unread.
+    std::vector<engine::CommUnit> plan;
     bool hostMemory = false;          // CPU ranks: dynamic order hears readiness one unit late, channels possible
     // What the run's experiment fixes of a self-tuning pace, read as the worker reads it (fixedByExperiment): a
     // pace captured from it keeps those settings, so replay's plain `pace` does too. None without an experiment.

@@ -44,6 +44,17 @@ engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace) {
 
     std::map<int, int> rankOfTrack;
     for (const profiler::Track& track : trace.tracks) rankOfTrack[track.id] = track.rank;
+    // A rank's comm lanes in the order the worker made them: channel 0, 1, ... (plan order with channels).
+    std::map<int, int> laneOfTrack;
+    {
+        std::map<int, std::vector<int>> commTracks;  // rank -> comm track ids, ascending
+        for (const profiler::Track& track : trace.tracks)
+            if (track.kind == profiler::TrackKind::Comm) commTracks[track.rank].push_back(track.id);
+        for (auto& [rank, ids] : commTracks) {
+            std::sort(ids.begin(), ids.end());
+            for (std::size_t lane = 0; lane < ids.size(); ++lane) laneOfTrack[ids[lane]] = static_cast<int>(lane);
+        }
+    }
     // An imported trace with a replay input extracted at import (profiler/kineto_ddp.h) is replayed from those tracks
     // alone: its own rows name ops and kernels, not layers, tensors and buckets.
     std::set<int> replayInput;
@@ -77,6 +88,7 @@ engine::ObservedRun observedFromTrace(const profiler::RunTrace& trace) {
         span.bytes = e.bytes;
         span.start = e.start;
         span.end = e.end;
+        if (auto lane = laneOfTrack.find(e.track); lane != laneOfTrack.end()) span.lane = lane->second;
         run.spans.push_back(span);
     }
     run.layerNames.resize(static_cast<std::size_t>(maxLayer + 1));

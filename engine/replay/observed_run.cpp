@@ -1017,6 +1017,7 @@ ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const 
                     break;
                 case SimEvent::Comm:
                     s.kind = ObservedSpan::Comm;
+                    s.lane = e.channel;
                     s.tensor = e.unit.pieces.front().tensor;
                     s.segment = e.unit.pieces.front().segment;
                     s.bytes = static_cast<std::int64_t>(e.unit.bytes());

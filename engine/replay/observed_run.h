@@ -36,6 +36,7 @@ struct ObservedSpan {
     // Comm: the CPU time the collective's thread spent on it and on the decisions since its previous one
     // (engine/runtime.cpp), where it comes out of compute (Workload::comm_cpu); -1 when not measured.
     Nanos cpu = -1;
+    int lane = 0;  // Comm: which of its rank's comm lanes carried it (plan order: unit k on channel k mod channels)
 };
 
 struct ObservedRun {

@@ -147,7 +147,7 @@ private slots:
 
     // On a run of the self-tuning pace, `replay --policy pace` replays what that run's tuner chose (tuning again on
     // the steady iterations chose other settings in 18 of 18 runs tried, so the "self-replay" was of another
-    // schedule); with a knob that changes the job it tunes for that job.
+    // schedule), in plan order in the order the run followed; with a knob that changes the job it tunes for that job.
     void replayPredictsTheSelfTunedPace() {
         const ProcessResult r = runCli({"replay", "--project", project_, "--policy", "pace", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -164,14 +164,18 @@ private slots:
         QCOMPARE(replayed["fusion_groups"].toArray().size(), static_cast<qsizetype>(ran.at("tuned_fusion_groups")));
         QCOMPARE(out["units_per_iteration"].toDouble(),
                  static_cast<double>(unitsPerIteration(project_, kIterations - 1)));
+        // In plan order it replays the plan the run followed (read from its trace), not an order decided again.
+        QCOMPARE(out["follows_recorded_plan"].toBool(), ran.at("tuned_plan_order") == 1);
         const ProcessResult slower = runCli({"replay", "--project", project_, "--policy", "pace", "--link-gbps", "0.1",
                                              "--json"});
         QVERIFY2(slower.exitCode == 0, slower.err.constData());
         QVERIFY(slower.json().contains("tuned"));
+        QVERIFY(!slower.json()["follows_recorded_plan"].toBool());  // another job: its own plan, not the run's
         const ProcessResult fixed =
             runCli({"replay", "--project", project_, "--policy", "pace", "--segment-bytes", "256KiB", "--json"});
         QVERIFY2(fixed.exitCode == 0, fixed.err.constData());
         QVERIFY(!fixed.json().contains("tuned"));
+        QVERIFY(!fixed.json()["follows_recorded_plan"].toBool());
     }
 
     // Another schedule replayed on a self-tuned run runs as a capture of it from the same experiment would: a

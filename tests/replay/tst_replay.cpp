@@ -4,7 +4,9 @@
 
 #include <set>
 
+#include "engine/plan.h"
 #include "engine/policy_config.h"
+#include "engine/replay/observed_plan.h"
 #include "engine/replay/observed_run.h"
 #include "engine/replay/replay.h"
 #include "test_models.h"
@@ -62,6 +64,50 @@ ObservedRun simulatedFifoCapture(const Workload& truth, int iterations = 12) {
     Result<ReplayResult> captured =
         replay(truth, CostModel{100'000, 2.0, {}}, fifo, WhatIf{}, SimOptions{iterations, 1});
     return captured.ok() ? toObservedRun(truth, captured.value().sim, "fifo") : ObservedRun{};
+}
+
+// Pace in 256 KiB segments, fusing below 64 KiB, on the synthetic model.
+PolicyConfig paceQuarterMiB() {
+    PolicyConfig pace;
+    pace.name = "pace";
+    pace.segment_bytes = 256 << 10;
+    return pace;
+}
+
+// A "capture" of a plan-order run: `plan` followed on `channels` channels (lanes), simulated iterations as an observed
+// run.
+ObservedRun simulatedPlanCapture(const Workload& truth, const std::vector<CommUnit>& plan, int channels) {
+    Workload w = truth;
+    w.channels = channels;
+    PolicyConfig config = paceQuarterMiB();
+    config.plan = plan;
+    auto policy = makePolicy(config, w.tensors);
+    if (!policy.ok()) return {};
+    Result<SimResult> sim = simulate(w, *policy.value(), CostModel{100'000, 2.0, {}}, SimOptions{8, 1});
+    if (!sim.ok()) return {};
+    ObservedRun run = toObservedRun(w, sim.value(), "pace");
+    run.channels = channels;
+    return run;
+}
+
+// The units pace makes of `w`'s tensors in the order it sends them with every gradient ready at once: the input
+// side first, which on a real run's timings it never does (tensor 0 is ready last).
+std::vector<CommUnit> inputSideFirst(const Workload& w) {
+    auto policy = makePolicy(paceQuarterMiB(), w.tensors);
+    auto units = recordPlan(*policy.value(), w.tensors);
+    return units.ok() ? units.value() : std::vector<CommUnit>{};
+}
+
+bool samePieces(const std::vector<CommUnit>& a, const std::vector<CommUnit>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t u = 0; u < a.size(); ++u) {
+        if (a[u].pieces.size() != b[u].pieces.size()) return false;
+        for (std::size_t p = 0; p < a[u].pieces.size(); ++p) {
+            const Piece &x = a[u].pieces[p], &y = b[u].pieces[p];
+            if (x.tensor != y.tensor || x.segment != y.segment || x.offset != y.offset || x.count != y.count) return false;
+        }
+    }
+    return true;
 }
 
 ObservedRun twoTensorRun() {
@@ -581,6 +627,68 @@ private slots:
         }
         QVERIFY(qAbs(c.value().ns_per_byte - num / den) < 1e-9);
         QVERIFY(qAbs(cpu.ns_per_byte - cpuNum / den) < 1e-9);
+    }
+
+    // A plan-order run's plan is read back from its trace: unit k of every iteration on lane k mod channels.
+    void observedPlanReadsThePlanBack_data() {
+        QTest::addColumn<int>("channels");
+        for (int c : {1, 2, 3}) QTest::addRow("%d channels", c) << c;
+    }
+    void observedPlanReadsThePlanBack() {
+        QFETCH(int, channels);
+        const Workload truth = syntheticModel(8, 40'000, 150'000, 300'000);
+        const std::vector<CommUnit> plan = inputSideFirst(truth);
+        QVERIFY(plan.size() > 8);
+        const ObservedRun run = simulatedPlanCapture(truth, plan, channels);
+        QVERIFY(!run.spans.empty());
+        const auto read = observedPlan(run, paceQuarterMiB());
+        QVERIFY(read.has_value());
+        QVERIFY(samePieces(*read, plan));
+    }
+
+    // No plan where the run shows none: an iteration in another order, a lane count other than the run's, units
+    // that the policy does not make (another segment size).
+    void observedPlanNeedsOneOrderOfThePolicysUnits() {
+        const Workload truth = syntheticModel(8, 40'000, 150'000, 300'000);
+        const ObservedRun run = simulatedPlanCapture(truth, inputSideFirst(truth), 1);
+        QVERIFY(observedPlan(run, paceQuarterMiB()).has_value());
+
+        ObservedRun swapped = run;  // rank 0's first two units of iteration 3 the other way round
+        std::vector<ObservedSpan*> units;
+        for (ObservedSpan& s : swapped.spans)
+            if (s.kind == ObservedSpan::Comm && s.rank == 0 && s.iteration == 3) units.push_back(&s);
+        QVERIFY(units.size() >= 2);
+        std::swap(units[0]->start, units[1]->start);
+        QVERIFY(!observedPlan(swapped, paceQuarterMiB()).has_value());
+
+        ObservedRun lanes = run;
+        lanes.channels = 2;  // every unit on lane 0: lane 1 never shows its units
+        QVERIFY(!observedPlan(lanes, paceQuarterMiB()).has_value());
+
+        PolicyConfig other = paceQuarterMiB();
+        other.segment_bytes = 1 << 20;
+        QVERIFY(!observedPlan(run, other).has_value());
+    }
+
+    // Replayed with the plan it followed, a plan-order run comes back as it ran; pace deciding its order again on the
+    // run's timings (what replay did before) sends the output side first and predicts another run.
+    void ownPlanReplaysThePlanOrderRun() {
+        const Workload truth = syntheticModel(8, 40'000, 150'000, 300'000);
+        const ObservedRun run = simulatedPlanCapture(truth, inputSideFirst(truth), 1);
+        Result<Workload> w = extractWorkload(run);
+        Result<CostModel> cost = fitCostModel(run);
+        Result<double> observed = observedIterationMs(run);
+        QVERIFY(w.ok() && cost.ok() && observed.ok());
+        PolicyConfig own = paceQuarterMiB();
+        own.plan = observedPlan(run, own).value_or(std::vector<CommUnit>{});
+        QVERIFY(!own.plan.empty());
+        Result<ReplayResult> followed = replay(w.value(), cost.value(), own, WhatIf{});
+        Result<ReplayResult> decided = replay(w.value(), cost.value(), paceQuarterMiB(), WhatIf{});
+        QVERIFY(followed.ok() && decided.ok());
+        const double followedError = qAbs(followed.value().sim.figures.iter_ms / observed.value() - 1);
+        const double decidedError = qAbs(decided.value().sim.figures.iter_ms / observed.value() - 1);
+        QVERIFY2(followedError < 0.01, qPrintable(QString::number(followed.value().sim.figures.iter_ms)));
+        QVERIFY2(decidedError > 0.05, qPrintable(QString::number(decided.value().sim.figures.iter_ms)));
     }
 
     void extractionTakesSlowestRankThenMean() {

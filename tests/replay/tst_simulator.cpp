@@ -115,6 +115,49 @@ private slots:
         QCOMPARE(r.value().order[1].pieces.front().tensor, 0);
     }
 
+    // A plan (what a plan-order run was given) runs in its own order, each unit once its tensor is ready, as the
+    // runtime's plan mode does: here tensor 0 (ready last, at 600) goes first, so the link idles from 400, when
+    // tensor 1 is ready, to 600, where pace deciding for itself sends tensor 1 at once. Segments of 2000 bytes take
+    // 50 + 2000 x 0.1 = 250 ns. The plan keeps the name and the optimizer barrier of the policy that made it.
+    void aPlanRunsInItsOrderOnceEachUnitIsReady() {
+        const std::vector<CommUnit> plan = {{{{0, 0, 0, 500}}}, {{{0, 1, 500, 500}}}, {{{1, 0, 0, 500}}},
+                                            {{{1, 1, 500, 500}}}};
+        PolicyConfig config = paceSegments();
+        config.plan = plan;
+        const CostModel cost{50, 0.1, {}};
+        Result<SimResult> r = simulateWith(twoLayers(), config, cost, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        std::vector<std::pair<Nanos, Nanos>> first;
+        std::map<int, std::vector<std::pair<int, int>>> order;  // iteration -> (tensor, segment)
+        for (const SimEvent& e : r.value().events) {
+            if (e.kind != SimEvent::Comm) continue;
+            order[e.iteration].emplace_back(e.unit.pieces.front().tensor, e.unit.pieces.front().segment);
+            if (e.iteration == 0) first.emplace_back(e.start, e.end);
+        }
+        QCOMPARE(first, (std::vector<std::pair<Nanos, Nanos>>{{600, 850}, {850, 1100}, {1100, 1350}, {1350, 1600}}));
+        QCOMPARE(order.size(), std::size_t{4});
+        for (const auto& [iteration, units] : order)
+            QCOMPARE(units, (std::vector<std::pair<int, int>>{{0, 0}, {0, 1}, {1, 0}, {1, 1}}));
+        Result<SimResult> decides = simulateWith(twoLayers(), paceSegments(), cost, SimOptions{4, 1});
+        QVERIFY(decides.ok());
+        QCOMPARE(decides.value().order.front().pieces.front().tensor, 1);  // what the plan overrides
+
+        auto planned = makePolicy(config, twoLayers().tensors);
+        QVERIFY(planned.ok());
+        QCOMPARE(planned.value()->name(), std::string_view("pace"));
+        PolicyConfig ddp;
+        ddp.name = "ddp";
+        ddp.plan = {{{{0, 0, 0, 1000}, {1, 0, 0, 1000}}}};
+        auto barrier = makePolicy(ddp, twoLayers().tensors);
+        QVERIFY2(barrier.ok(), barrier.status().message().c_str());
+        QVERIFY(barrier.value()->updateWaitsForAll());
+        ddp.plan.push_back({{{1, 0, 0, 1000}}});  // tensor 1 twice
+        auto twice = makePolicy(ddp, twoLayers().tensors);
+        QVERIFY(!twice.ok());
+        QVERIFY2(twice.status().message().find("recorded plan reduces twice") != std::string::npos,
+                 twice.status().message().c_str());
+    }
+
     // The runtime's wake-ups as a captured run measures them: the idle link takes a gradient 30 ns after it is
     // ready (l1: 430 instead of 400), and compute resumes 20 ns after the reduction it waited for (l0's, which
     // now ends at 1330: 1350). A unit that finds the link busy pays no dispatch delay (l0 waits for l1 anyway).
@@ -167,7 +210,7 @@ private slots:
         QCOMPARE(comms.front().unit.pieces.size(), std::size_t{2});  // both gradients in one fused unit
         QCOMPARE(comms.front().start, 400 + dispatch + 1000 + dispatch + round);
         // The first gradient's round, then the tick's, which chose the unit.
-        QCOMPARE(rounds.size(), std::size_t{round > 0 ? 2 : 0});
+        QCOMPARE(rounds.size(), static_cast<std::size_t>(round > 0 ? 2 : 0));
         if (round > 0) {
             QCOMPARE(rounds.front().start, 400 + dispatch);
             QCOMPARE(rounds.back().start, 400 + dispatch + 1000 + dispatch);

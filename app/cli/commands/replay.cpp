@@ -118,6 +118,8 @@ int runReplay(const Args& args) {
     out["comm_cpu_us"] = source.workload.comm_cpu.alpha_ns / 1e3;
     out["comm_cpu_ns_per_byte"] = source.workload.comm_cpu.ns_per_byte;
     out["units_per_iteration"] = result.sim.order.size();
+    // The run's own schedule in plan order follows the plan the run was given, read from its trace (app::ReplayInput).
+    out["follows_recorded_plan"] = !result.config.plan.empty();
     out["channels"] = channels;
     if (source.measuredIterMs > 0) out["measured_iter_ms"] = source.measuredIterMs;
     if (args.flag("json")) {
@@ -135,6 +137,9 @@ int runReplay(const Args& args) {
     if (tuned)
         std::printf("%s: %s\n", tuned->settings.tuned ? "self-tuned pace" : "pace as the run's experiment sets it",
                     app::describeSettings(tuned->settings).c_str());
+    if (!result.config.plan.empty())
+        std::printf("order: the plan the run followed (%zu units an iteration, read from its trace)\n",
+                    result.config.plan.size());
     if (out.contains("fusion"))
         std::printf("fusion search: %zu groups, %.3f -> %.3f ms/iter\n", config.fusion_groups.size(),
                     out["fusion"]["before_ms"].get<double>(), out["fusion"]["after_ms"].get<double>());

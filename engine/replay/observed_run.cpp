@@ -428,6 +428,57 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
     return mean(singles.empty() ? fused : singles);
 }
 
+// How long the comm thread's next collective waits after one that ended a compute wait (Workload::release_gap_ns):
+// the woken compute thread takes the core. A wait span was ended by the collective of its rank that ended last before
+// the wait did (resumeLatency's pairing); the collective after that one (by the last rank's join) counts where its unit
+// was ready on every rank by the released one's last leave and no agreement round came between: its last join minus
+// that last leave. The mean over the counted iterations; 0 with channels (their units overlap), in a Horovod run (its
+// units wait for their tick) or where no such pair occurs.
+double releaseGap(const ObservedRun& run, const Counted& counts) {
+    if (run.channels > 1 || holdsUnitsUntilATick(run.policy)) return 0;
+    CollectiveSpans spans;  // (last join, last leave)
+    std::map<int, std::vector<std::pair<Nanos, CollectiveKey>>> endsByRank;
+    std::vector<Nanos> roundStarts;
+    for (const ObservedSpan& s : run.spans) {
+        if (s.kind == ObservedSpan::Round) roundStarts.push_back(s.start);
+        if (s.kind != ObservedSpan::Comm) continue;
+        const CollectiveKey key{s.iteration, s.tensor, s.segment, s.bytes};
+        auto [it, fresh] = spans.try_emplace(key, s.start, s.end);
+        if (!fresh) it->second = {std::max(it->second.first, s.start), std::max(it->second.second, s.end)};
+        endsByRank[s.rank].emplace_back(s.end, key);
+    }
+    for (auto& [rank, ends] : endsByRank) std::sort(ends.begin(), ends.end());
+    std::sort(roundStarts.begin(), roundStarts.end());
+    std::set<CollectiveKey> released;
+    for (const ObservedSpan& s : run.spans) {
+        if (s.kind != ObservedSpan::Wait || !counts(s.iteration)) continue;
+        auto it = endsByRank.find(s.rank);
+        if (it == endsByRank.end()) continue;
+        const auto& ends = it->second;
+        auto after = std::upper_bound(ends.begin(), ends.end(), std::make_pair(s.end, CollectiveKey{std::numeric_limits<int>::max(), 0, 0, 0}));
+        if (after != ends.begin() && (after - 1)->first >= s.start) released.insert((after - 1)->second);
+    }
+    std::vector<std::pair<Nanos, CollectiveKey>> byJoin;
+    for (const auto& [key, span] : spans) byJoin.emplace_back(span.first, key);
+    std::sort(byJoin.begin(), byJoin.end());
+    const std::map<std::pair<int, int>, Nanos> backwardEnd = latestBackwardEnds(run);
+    std::vector<double> samples;
+    for (std::size_t i = 0; i + 1 < byJoin.size(); ++i) {
+        const CollectiveKey& u = byJoin[i].second;
+        if (!released.count(u) || !counts(std::get<0>(u))) continue;
+        const auto& [nextJoin, v] = byJoin[i + 1];
+        const Nanos leave = spans.at(u).second;
+        const int tensor = std::get<1>(v);
+        if (tensor < 0 || tensor >= static_cast<int>(run.tensors.size())) continue;
+        const auto ready = backwardEnd.find({std::get<0>(v), readyLayer(run, tensor, std::get<3>(v))});
+        if (ready == backwardEnd.end() || ready->second > leave) continue;  // it waited for its gradients
+        const auto round = std::lower_bound(roundStarts.begin(), roundStarts.end(), byJoin[i].first);
+        if (round != roundStarts.end() && *round < nextJoin) continue;  // a round chose it: the round's own cost
+        samples.push_back(static_cast<double>(std::max<Nanos>(0, nextJoin - leave)));
+    }
+    return mean(samples);
+}
+
 // Dynamic order on CPU ranks (readiness riding on the units), runs that did not trace their rounds (tracedRounds): the
 // collectives that a stand-alone agreement round chose, whose span includes that round. The runtime decides after each
 // unit with the readiness its collective carried, sampled when the unit started; a unit whose gradients became ready
@@ -655,6 +706,7 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
 
     w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run, counts)));
     w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run, counts)));
+    w.release_gap_ns = static_cast<Nanos>(std::llround(releaseGap(run, counts)));
     {
         // The tail: per iteration the latest rank's (the next collective waits for it), then the mean.
         std::map<int, double> latestTail;
@@ -977,6 +1029,7 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         // two of each, often none (which would read as no latency at all).
         w.value().resume_ns = model.workload.resume_ns;
         w.value().dispatch_ns = model.workload.dispatch_ns;
+        w.value().release_gap_ns = model.workload.release_gap_ns;
         model.iterations.push_back({iteration, observed[iteration], std::move(w).value(), std::move(c).value()});
     }
     return model;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -199,7 +200,8 @@ Status validateWorkload(const Workload& w) {
     if (w.tensors.empty()) return Status::error("workload has no gradient tensors");
     if (w.ranks < 1) return Status::error("workload rank count must be at least 1, got " + std::to_string(w.ranks));
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
-    if (w.resume_ns < 0 || w.dispatch_ns < 0) return Status::error("negative wake-up latency");
+    if (w.resume_ns < 0 || w.dispatch_ns < 0 || w.release_gap_ns < 0)
+        return Status::error("negative wake-up latency");
     if (w.tail_ns < 0) return Status::error("negative compute between iterations");
     if (!(w.comm_cpu.alpha_ns >= 0) || !(w.comm_cpu.ns_per_byte >= 0))
         return Status::error("negative or undefined CPU cost of a collective");
@@ -306,6 +308,12 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
 
     UnitLedger ledger(w.tensors);  // what the policy has heard is ready, and what it has not yet sent
     std::vector<Nanos> layerReduced(numLayers, 0);   // when layer l's last gradient of the last iteration was reduced
+    // The step (its first piece: tensor, segment) whose end set layerReduced[l]; and the steps whose end the last
+    // forward waited for: in the next iteration the unit after each of them pays Workload::release_gap_ns (the
+    // iteration before stands for the next one, whose forward is simulated after its units are laid out).
+    using StepKey = std::pair<int, int>;
+    std::vector<StepKey> layerReducedBy(numLayers, {-1, -1});
+    std::set<StepKey> releasing;
     std::vector<GradientReady> ready;
     ready.reserve(numTensors);
 
@@ -357,6 +365,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         for (int l = 0; l < numLayers; ++l) {
             if (k > 0 && !barrier) {
                 if (layerReduced[l] > t) {
+                    releasing.insert(layerReducedBy[l]);
                     emitCompute(SimEvent::Wait, k, l, t, layerReduced[l] + w.resume_ns);
                     t = layerReduced[l] + w.resume_ns;
                 }
@@ -392,6 +401,10 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         // time, as the runtime drives it.
         ledger.beginIteration();
         for (int l = 0; l < numLayers; ++l) layerReduced[l] = 0;
+        const std::set<StepKey> releasedBefore = std::move(releasing);
+        releasing.clear();
+        const Nanos releaseGapNs = channels == 1 ? w.release_gap_ns : 0;
+        bool afterRelease = false;  // the last step ended a wait of the next forward (releasedBefore)
         // The runtime begins the policy's iteration at the round that the first gradient's news starts, once the
         // comm thread is awake (Horovod counts its ticks from there).
         const Nanos firstRound = ready.front().time + w.dispatch_ns;
@@ -488,7 +501,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             // (after a round the round's cost stands for it). It counts as communication time, as the gaps inside a
             // run of segments do (one span), so that a run and the same units one by one give the same figures.
             const Nanos busyFrom = now;
-            if (gapNs > 0 && !afterRound && issued > 0 && now == linkFree) now += gapNs;
+            if (!afterRound && issued > 0 && now == linkFree) now += afterRelease ? std::max(gapNs, releaseGapNs) : gapNs;
             const Nanos each = cost.at(unit->bytes());
             Nanos total = each;
             Nanos unitStart = now;  // after the round that chose it, if one did
@@ -547,12 +560,15 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             const std::size_t channel = issued % static_cast<std::size_t>(channels);
             issued += static_cast<std::size_t>(units);
             channelFree[channel] = end;
+            const StepKey key{unit->pieces.front().tensor, unit->pieces.front().segment};
             for (const Piece& p : unit->pieces) {
                 if (ledger.remaining(p.tensor) == 0) {
                     const int layer = w.tensors[p.tensor].layer;
+                    if (end >= layerReduced[layer]) layerReducedBy[layer] = key;
                     layerReduced[layer] = std::max(layerReduced[layer], end);
                 }
             }
+            afterRelease = releaseGapNs > 0 && releasedBefore.count(key) > 0;
             markLinkBusy(busyFrom, end);
             linkFree = std::max(linkFree, end);
             SimEvent e;

@@ -76,9 +76,11 @@ PolicyConfig paceQuarterMiB() {
 
 // A "capture" of a plan-order run: `plan` followed on `channels` channels (lanes), simulated iterations as an observed
 // run.
-ObservedRun simulatedPlanCapture(const Workload& truth, const std::vector<CommUnit>& plan, int channels) {
+ObservedRun simulatedPlanCapture(const Workload& truth, const std::vector<CommUnit>& plan, int channels,
+                                 Nanos releaseGap = 0) {
     Workload w = truth;
     w.channels = channels;
+    w.release_gap_ns = releaseGap;
     PolicyConfig config = paceQuarterMiB();
     config.plan = plan;
     auto policy = makePolicy(config, w.tensors);
@@ -689,6 +691,33 @@ private slots:
         const double decidedError = qAbs(decided.value().sim.figures.iter_ms / observed.value() - 1);
         QVERIFY2(followedError < 0.01, qPrintable(QString::number(followed.value().sim.figures.iter_ms)));
         QVERIFY2(decidedError > 0.05, qPrintable(QString::number(decided.value().sim.figures.iter_ms)));
+    }
+
+    // The comm thread's delay after a collective that ended a compute wait is read back from a run that paid it (the
+    // plan sends the input side first, so the forward waits for the first units and later ones follow straight on),
+    // and replay with it reproduces the run; without it replay is too fast.
+    void releaseGapIsReadBackAndReplayed() {
+        const Workload truth = syntheticModel(8, 40'000, 150'000, 300'000);
+        const Nanos gap = 400'000;
+        const ObservedRun run = simulatedPlanCapture(truth, inputSideFirst(truth), 1, gap);
+        Result<Workload> w = extractWorkload(run);
+        Result<CostModel> cost = fitCostModel(run);
+        Result<double> observed = observedIterationMs(run);
+        QVERIFY(w.ok() && cost.ok() && observed.ok());
+        QCOMPARE(w.value().release_gap_ns, gap);
+        PolicyConfig own = paceQuarterMiB();
+        own.plan = inputSideFirst(truth);
+        Result<ReplayResult> with = replay(w.value(), cost.value(), own, WhatIf{});
+        Workload without = w.value();
+        without.release_gap_ns = 0;
+        Result<ReplayResult> none = replay(without, cost.value(), own, WhatIf{});
+        QVERIFY(with.ok() && none.ok());
+        QVERIFY2(qAbs(with.value().sim.figures.iter_ms / observed.value() - 1) < 0.01,
+                 qPrintable(QString::number(with.value().sim.figures.iter_ms)));
+        QVERIFY2(none.value().sim.figures.iter_ms < 0.97 * observed.value(),
+                 qPrintable(QString::number(none.value().sim.figures.iter_ms)));
+        QCOMPARE(extractWorkload(simulatedPlanCapture(truth, inputSideFirst(truth), 1, 0)).value().release_gap_ns,
+                 Nanos{0});
     }
 
     void extractionTakesSlowestRankThenMean() {

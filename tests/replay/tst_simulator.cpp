@@ -158,6 +158,42 @@ private slots:
                  twice.status().message().c_str());
     }
 
+    // A unit that goes on straight after one that ended a wait of the next forward starts release_gap_ns after it
+    // (the compute thread the reduction woke has the core). The plan sends tensor 0 (ready at 600) and then tensor 1,
+    // 450 ns each: 600-1050 and 1050-1500 in the first iteration. From the second on, the forward waits for tensor 0,
+    // so tensor 1 starts 100 ns after it ends; the first iteration's units go back to back (no forward has waited yet).
+    // With channels nothing changes (their units overlap; the fit gives 0 there).
+    void aUnitAfterOneThatEndedAWaitPaysTheReleaseGap_data() {
+        QTest::addColumn<Nanos>("gap");
+        QTest::addColumn<int>("channels");
+        QTest::newRow("no gap") << Nanos{0} << 1;
+        QTest::newRow("100 ns") << Nanos{100} << 1;
+        QTest::newRow("100 ns, 2 channels") << Nanos{100} << 2;
+    }
+    void aUnitAfterOneThatEndedAWaitPaysTheReleaseGap() {
+        QFETCH(Nanos, gap);
+        QFETCH(int, channels);
+        Workload w = twoLayers();
+        w.release_gap_ns = gap;
+        w.channels = channels;
+        PolicyConfig config;
+        config.name = "pace";
+        config.fuse_below_bytes = 0;
+        config.plan = {{{{0, 0, 0, 1000}}}, {{{1, 0, 0, 1000}}}};
+        Result<SimResult> r = simulateWith(w, config, CostModel{50, 0.1, {}}, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        std::map<int, std::vector<const SimEvent*>> units;
+        for (const SimEvent& e : r.value().events)
+            if (e.kind == SimEvent::Comm) units[e.iteration].push_back(&e);
+        QCOMPARE(units[0].at(0)->start, Nanos{600});
+        QCOMPARE(units[0].at(1)->start, channels == 1 ? Nanos{1050} : Nanos{600});
+        const Nanos expected = channels == 1 ? gap : 0;
+        for (int k = 1; k < 4; ++k) {
+            QCOMPARE(units[k].at(0)->unit.pieces.front().tensor, 0);
+            if (channels == 1) QCOMPARE(units[k].at(1)->start - units[k].at(0)->end, expected);
+        }
+    }
+
     // The runtime's wake-ups as a captured run measures them: the idle link takes a gradient 30 ns after it is
     // ready (l1: 430 instead of 400), and compute resumes 20 ns after the reduction it waited for (l0's, which
     // now ends at 1330: 1350). A unit that finds the link busy pays no dispatch delay (l0 waits for l1 anyway).

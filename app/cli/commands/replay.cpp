@@ -114,6 +114,8 @@ int runReplay(const Args& args) {
     // the compute thread's after a reduction it waited for (engine::Workload).
     out["dispatch_us"] = static_cast<double>(source.workload.dispatch_ns) / 1e3;
     out["resume_us"] = static_cast<double>(source.workload.resume_ns) / 1e3;
+    // The comm thread's delay after a collective that woke the compute thread (it took the core): engine::Workload.
+    out["release_gap_us"] = static_cast<double>(source.workload.release_gap_ns) / 1e3;
     // What each collective takes from compute on busy CPU ranks (0 where it takes nothing): engine::CommCpu.
     out["comm_cpu_us"] = source.workload.comm_cpu.alpha_ns / 1e3;
     out["comm_cpu_ns_per_byte"] = source.workload.comm_cpu.ns_per_byte;

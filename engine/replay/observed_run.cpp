@@ -301,26 +301,38 @@ CostModel fitWeighted(const std::map<double, std::pair<double, double>>& bySize)
     return c;
 }
 
-// How long after a collective ends the compute stream that waited for it goes on: per wait span that a collective
-// of its rank ended (the latest collective end inside the wait), the wait's end minus that end; the mean over the
-// counted iterations (an iteration set aside as an outlier, where a thread lost its core for 100 ms, must not set
-// every wake-up of the replay).
-double resumeLatency(const ObservedRun& run, const Counted& counts) {
-    std::map<int, std::vector<Nanos>> commEnds;  // rank -> ends, sorted
+// Which collective ended each counted wait span: of the wait's rank, the one that ended last before the wait did,
+// where it ended inside the wait (its end on that rank and its key).
+struct WaitRelease {
+    const ObservedSpan* wait;
+    Nanos end;
+    CollectiveKey collective;
+};
+std::vector<WaitRelease> waitReleases(const ObservedRun& run, const Counted& counts) {
+    std::map<int, std::vector<std::pair<Nanos, CollectiveKey>>> ends;  // rank -> (end, collective), sorted
     for (const ObservedSpan& s : run.spans)
-        if (s.kind == ObservedSpan::Comm) commEnds[s.rank].push_back(s.end);
-    for (auto& [rank, ends] : commEnds) std::sort(ends.begin(), ends.end());
-    std::vector<double> samples;
+        if (s.kind == ObservedSpan::Comm)
+            ends[s.rank].emplace_back(s.end, CollectiveKey{s.iteration, s.tensor, s.segment, s.bytes});
+    for (auto& [rank, e] : ends) std::sort(e.begin(), e.end());
+    std::vector<WaitRelease> releases;
     for (const ObservedSpan& s : run.spans) {
         if (s.kind != ObservedSpan::Wait || !counts(s.iteration)) continue;
-        auto it = commEnds.find(s.rank);
-        if (it == commEnds.end()) continue;
-        const auto& ends = it->second;
-        auto after = std::upper_bound(ends.begin(), ends.end(), s.end);
-        if (after == ends.begin()) continue;
-        const Nanos last = *(after - 1);
-        if (last >= s.start) samples.push_back(static_cast<double>(s.end - last));
+        auto it = ends.find(s.rank);
+        if (it == ends.end()) continue;
+        const auto after = std::upper_bound(it->second.begin(), it->second.end(), s.end,
+                                            [](Nanos t, const auto& e) { return t < e.first; });
+        if (after != it->second.begin() && (after - 1)->first >= s.start)
+            releases.push_back({&s, (after - 1)->first, (after - 1)->second});
     }
+    return releases;
+}
+
+// How long after a collective ends the compute stream that waited for it goes on: per wait span that a collective
+// of its rank ended (waitReleases), the wait's end minus that end; the mean over the counted iterations (an iteration
+// set aside as an outlier, where a thread lost its core for 100 ms, must not set every wake-up of the replay).
+double resumeLatency(const ObservedRun& run, const Counted& counts) {
+    std::vector<double> samples;
+    for (const WaitRelease& r : waitReleases(run, counts)) samples.push_back(static_cast<double>(r.wait->end - r.end));
     return mean(samples);
 }
 
@@ -429,35 +441,23 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
 }
 
 // How long the comm thread's next collective waits after one that ended a compute wait (Workload::release_gap_ns):
-// the woken compute thread takes the core. A wait span was ended by the collective of its rank that ended last before
-// the wait did (resumeLatency's pairing); the collective after that one (by the last rank's join) counts where its unit
-// was ready on every rank by the released one's last leave and no agreement round came between: its last join minus
-// that last leave. The mean over the counted iterations; 0 with channels (their units overlap), in a Horovod run (its
-// units wait for their tick) or where no such pair occurs.
+// the woken compute thread takes the core. Of each collective that ended a wait (waitReleases), the next one by the
+// last rank's join counts where its unit was ready on every rank by the released one's last leave and no agreement
+// round came between: its last join minus that last leave. The mean over the counted iterations; 0 with channels
+// (their units overlap), in a Horovod run (its units wait for their tick) or where no such pair occurs.
 double releaseGap(const ObservedRun& run, const Counted& counts) {
     if (run.channels > 1 || holdsUnitsUntilATick(run.policy)) return 0;
     CollectiveSpans spans;  // (last join, last leave)
-    std::map<int, std::vector<std::pair<Nanos, CollectiveKey>>> endsByRank;
     std::vector<Nanos> roundStarts;
     for (const ObservedSpan& s : run.spans) {
         if (s.kind == ObservedSpan::Round) roundStarts.push_back(s.start);
         if (s.kind != ObservedSpan::Comm) continue;
-        const CollectiveKey key{s.iteration, s.tensor, s.segment, s.bytes};
-        auto [it, fresh] = spans.try_emplace(key, s.start, s.end);
+        auto [it, fresh] = spans.try_emplace(CollectiveKey{s.iteration, s.tensor, s.segment, s.bytes}, s.start, s.end);
         if (!fresh) it->second = {std::max(it->second.first, s.start), std::max(it->second.second, s.end)};
-        endsByRank[s.rank].emplace_back(s.end, key);
     }
-    for (auto& [rank, ends] : endsByRank) std::sort(ends.begin(), ends.end());
     std::sort(roundStarts.begin(), roundStarts.end());
     std::set<CollectiveKey> released;
-    for (const ObservedSpan& s : run.spans) {
-        if (s.kind != ObservedSpan::Wait || !counts(s.iteration)) continue;
-        auto it = endsByRank.find(s.rank);
-        if (it == endsByRank.end()) continue;
-        const auto& ends = it->second;
-        auto after = std::upper_bound(ends.begin(), ends.end(), std::make_pair(s.end, CollectiveKey{std::numeric_limits<int>::max(), 0, 0, 0}));
-        if (after != ends.begin() && (after - 1)->first >= s.start) released.insert((after - 1)->second);
-    }
+    for (const WaitRelease& r : waitReleases(run, counts)) released.insert(r.collective);
     std::vector<std::pair<Nanos, CollectiveKey>> byJoin;
     for (const auto& [key, span] : spans) byJoin.emplace_back(span.first, key);
     std::sort(byJoin.begin(), byJoin.end());

@@ -21,6 +21,12 @@ namespace pacer::app {
 
 namespace {
 
+// Whether the run followed a plan after warm-up: the order a self-tuned pace chose, else its experiment's.
+bool ranInPlanOrder(const nlohmann::json& experiment, const std::optional<engine::Schedule>& tuned) {
+    if (tuned) return tuned->plan_order;
+    return experiment.is_object() && experiment.value("order", nlohmann::json("dynamic")) == "plan";
+}
+
 // How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
 // readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
 // runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
@@ -38,15 +44,15 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
     };
     observed.comm_cpu = {metric("comm_cpu_alpha_ns"), metric("comm_cpu_ns_per_byte")};
     if (!experiment.is_object()) return;
+    const bool planOrder = ranInPlanOrder(experiment, tuned);
+    observed.readiness_rides_on_units = engine::readinessRidesOnUnits(planOrder, true);
+    if (!planOrder) return;
     if (tuned) {
-        observed.readiness_rides_on_units = engine::readinessRidesOnUnits(tuned->plan_order, true);
-        observed.channels = tuned->plan_order ? std::clamp(tuned->channels, 1, 16) : 1;
+        observed.channels = std::clamp(tuned->channels, 1, 16);
         return;
     }
-    const std::string order = experiment.value("order", std::string("dynamic"));
-    observed.readiness_rides_on_units = engine::readinessRidesOnUnits(order == "plan", true);
     const auto channels = experiment.find("channels");
-    if (order == "plan" && channels != experiment.end() && channels->is_number_integer())
+    if (channels != experiment.end() && channels->is_number_integer())
         observed.channels = std::clamp(channels->get<int>(), 1, 16);
 }
 
@@ -162,10 +168,7 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     given.buckets = imported.buckets;
     in.givenConfig = given;
     in.observedConfig = tuned ? tuned->policy : given;
-    const bool planOrder =
-        tuned ? tuned->plan_order
-              : experiment.is_object() && experiment.value("order", nlohmann::json("dynamic")) == "plan";
-    if (planOrder) in.plan = engine::observedPlan(observed, in.observedConfig).value_or(std::vector<engine::CommUnit>{});
+    if (ranInPlanOrder(experiment, tuned)) in.plan = engine::observedPlan(observed, in.observedConfig).value_or(std::vector<engine::CommUnit>{});
     in.tuned = std::move(tuned);
     in.hostMemory = summary.backend == "cpu";
     if (experiment.is_object()) {

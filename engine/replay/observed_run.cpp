@@ -181,6 +181,19 @@ UntracedTime untracedComputeTime(const ObservedRun& run, const CpuTakenFromCompu
 // rank's leave.
 using CollectiveKey = std::tuple<int, int, int, std::int64_t>;
 using CollectiveSpans = std::map<CollectiveKey, std::pair<Nanos, Nanos>>;
+// The run's collectives in the counted iterations: (latest start, latest end) over ranks. A collective starts for real
+// when the last rank joins it and is over when the last rank leaves it: that is what the next collective waits for.
+// (The shortest span would miss the time the last rank needs to finish after the first.)
+CollectiveSpans lastJoinAndLeave(const ObservedRun& run, const Counted& counts) {
+    CollectiveSpans spans;
+    for (const ObservedSpan& s : run.spans) {
+        if (s.kind != ObservedSpan::Comm || !counts(s.iteration)) continue;
+        auto [it, fresh] = spans.try_emplace(CollectiveKey{s.iteration, s.tensor, s.segment, s.bytes}, s.start, s.end);
+        if (!fresh) it->second = {std::max(it->second.first, s.start), std::max(it->second.second, s.end)};
+    }
+    return spans;
+}
+
 // Per message size: (sum of ns, count).
 using SizeMeans = std::map<double, std::pair<double, double>>;
 
@@ -447,14 +460,10 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
 // (their units overlap), in a Horovod run (its units wait for their tick) or where no such pair occurs.
 double releaseGap(const ObservedRun& run, const Counted& counts) {
     if (run.channels > 1 || holdsUnitsUntilATick(run.policy)) return 0;
-    CollectiveSpans spans;  // (last join, last leave)
+    const CollectiveSpans spans = lastJoinAndLeave(run, counts);
     std::vector<Nanos> roundStarts;
-    for (const ObservedSpan& s : run.spans) {
+    for (const ObservedSpan& s : run.spans)
         if (s.kind == ObservedSpan::Round) roundStarts.push_back(s.start);
-        if (s.kind != ObservedSpan::Comm) continue;
-        auto [it, fresh] = spans.try_emplace(CollectiveKey{s.iteration, s.tensor, s.segment, s.bytes}, s.start, s.end);
-        if (!fresh) it->second = {std::max(it->second.first, s.start), std::max(it->second.second, s.end)};
-    }
     std::sort(roundStarts.begin(), roundStarts.end());
     std::set<CollectiveKey> released;
     for (const WaitRelease& r : waitReleases(run, counts)) released.insert(r.collective);
@@ -465,7 +474,7 @@ double releaseGap(const ObservedRun& run, const Counted& counts) {
     std::vector<double> samples;
     for (std::size_t i = 0; i + 1 < byJoin.size(); ++i) {
         const CollectiveKey& u = byJoin[i].second;
-        if (!released.count(u) || !counts(std::get<0>(u))) continue;
+        if (!released.count(u)) continue;
         const auto& [nextJoin, v] = byJoin[i + 1];
         const Nanos leave = spans.at(u).second;
         const int tensor = std::get<1>(v);
@@ -548,7 +557,8 @@ TracedRounds tracedRounds(const ObservedRun& run, const Counted& counts) {
 // no rank computed meanwhile; the median, 0 when negative. A chain of 51 segments of the small MLP over shared memory
 // left 200 us of its 8.3 ms in these gaps (2-4 us each), which replay without them predicted 3-5% too fast. Left out:
 // gaps while some rank computed (a comm thread waiting for a core: 0.7-1 ms each in a ByteScheduler run of the CNN
-// at 2.5 Gb/s, whose compute, not its chain, sets the iteration), and fused units (a policy may hold one back on
+// at 2.5 Gb/s, whose compute, not its chain, sets the iteration; where a reduction had just woken the compute thread,
+// releaseGap measures them), and fused units (a policy may hold one back on
 // purpose, Horovod's cycle, which the simulator models itself).
 double unitGap(const ObservedRun& run, const CollectiveSpans& spans, const std::set<CollectiveKey>& rounds) {
     std::vector<std::pair<Nanos, Nanos>> computing;  // every rank's forward, backward and update spans, merged
@@ -753,23 +763,13 @@ CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize)
 Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& only) {
     if (Status s = validateRun(run); !s.ok()) return s;
     const Counted counts{warmupIteration(run, ObservedSpan::Comm, ObservedSpan::Comm), only};
-    // (iteration, tensor, segment, bytes) -> (latest start, latest end) over ranks. A collective starts for real
-    // when the last rank joins it and is over when the last rank leaves it: that is what the next collective
-    // waits for. (The shortest span would miss the time the last rank needs to finish after the first.)
-    CollectiveSpans latest;
     bool any = false;
     for (const ObservedSpan& s : run.spans) {
         if (s.kind != ObservedSpan::Comm) continue;
         if (s.bytes <= 0) return Status::error("observed run: a collective of " + std::to_string(s.bytes) + " bytes");
         any = true;
-        if (!counts(s.iteration)) continue;
-        const auto key = std::make_tuple(s.iteration, s.tensor, s.segment, s.bytes);
-        auto [it, fresh] = latest.emplace(key, std::make_pair(s.start, s.end));
-        if (!fresh) {
-            it->second.first = std::max(it->second.first, s.start);
-            it->second.second = std::max(it->second.second, s.end);
-        }
     }
+    const CollectiveSpans latest = lastJoinAndLeave(run, counts);
     if (!any) return Status::error("observed run has no communication spans to fit the all-reduce cost from");
     if (latest.empty()) return Status::error("observed run has no collectives in the iterations asked for");
 

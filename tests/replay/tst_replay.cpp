@@ -771,6 +771,30 @@ private slots:
         QCOMPARE(w.value().layers[0].backward, Nanos{300});
     }
 
+    // The same for the tail (the untraced time after the last backward): both ranks take 1000 ns an iteration, rank
+    // 0 with a 500 ns backward of layer 0 and a 100 ns tail, rank 1 with 300 and 300. The latest rank is through
+    // its backward at 900 and both are through their tails at 1000: the tail is 100, not rank 1's 300 (which would
+    // make an iteration of 1200 that neither rank ran).
+    void theTailIsTheLatestRanksLastStep() {
+        ObservedRun run = twoTensorRun();
+        const Nanos period = 1000, lastBackward[2] = {500, 300};
+        for (int rank = 0; rank < 2; ++rank)
+            for (int it = 0; it < 4; ++it) {
+                const Nanos t = it * period;
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 0, t, t + 100));
+                run.spans.push_back(span(ObservedSpan::Forward, rank, it, 1, t + 100, t + 200));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 1, t + 200, t + 400));
+                run.spans.push_back(span(ObservedSpan::Backward, rank, it, 0, t + 400, t + 400 + lastBackward[rank]));
+            }
+        Result<Workload> w = extractWorkload(run);
+        QVERIFY2(w.ok(), w.status().message().c_str());
+        QCOMPARE(w.value().layers[0].backward, Nanos{500});
+        QCOMPARE(w.value().tail_ns, Nanos{100});
+        const Workload& x = w.value();
+        QCOMPARE(x.layers[0].forward + x.layers[1].forward + x.layers[1].backward + x.layers[0].backward + x.tail_ns,
+                 period);
+    }
+
     // The first iteration of a run is left out of the means as a warm-up, unless the caller already cut the warm-up
     // away (ObservedRun::warmup_removed: the replay of a stored run starts at the first iteration its iter_ms
     // counts): then the first one left counts like the others. Iteration 5 forward 400 ns, 6-8 100 ns.

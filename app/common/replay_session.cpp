@@ -27,6 +27,13 @@ bool ranInPlanOrder(const nlohmann::json& experiment, const std::optional<engine
     return experiment.is_object() && experiment.value("order", nlohmann::json("dynamic")) == "plan";
 }
 
+// The first iteration a plan-order run ran on its plan: the worker switches once its warm-up is over.
+int firstPlanIteration(const nlohmann::json& experiment) {
+    if (!experiment.is_object()) return 0;
+    const auto warmup = experiment.find("warmup_iterations");
+    return warmup != experiment.end() && warmup->is_number_integer() ? std::max(0, warmup->get<int>()) : 0;
+}
+
 // How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
 // readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
 // runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
@@ -168,7 +175,9 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     given.buckets = imported.buckets;
     in.givenConfig = given;
     in.observedConfig = tuned ? tuned->policy : given;
-    if (ranInPlanOrder(experiment, tuned)) in.plan = engine::observedPlan(observed, in.observedConfig).value_or(std::vector<engine::CommUnit>{});
+    if (ranInPlanOrder(experiment, tuned))
+        in.plan = engine::observedPlan(observed, in.observedConfig, firstPlanIteration(experiment))
+                      .value_or(std::vector<engine::CommUnit>{});
     in.tuned = std::move(tuned);
     in.hostMemory = summary.backend == "cpu";
     if (experiment.is_object()) {

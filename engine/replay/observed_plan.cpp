@@ -9,7 +9,8 @@
 
 namespace pacer::engine {
 
-std::optional<std::vector<CommUnit>> observedPlan(const ObservedRun& run, const PolicyConfig& config) {
+std::optional<std::vector<CommUnit>> observedPlan(const ObservedRun& run, const PolicyConfig& config,
+                                                  int firstPlanIteration) {
     PolicyConfig decides = config;
     decides.plan.clear();
     auto policy = makePolicy(decides, run.tensors);
@@ -32,7 +33,7 @@ std::optional<std::vector<CommUnit>> observedPlan(const ObservedRun& run, const 
     // iteration -> lane -> (start, unit index), then in start order per lane
     std::map<int, std::vector<std::vector<std::pair<Nanos, std::size_t>>>> lanes;
     for (const ObservedSpan& s : run.spans) {
-        if (s.kind != ObservedSpan::Comm || s.rank != lowest) continue;
+        if (s.kind != ObservedSpan::Comm || s.rank != lowest || s.iteration < firstPlanIteration) continue;
         if (s.lane < 0 || s.lane >= channels) return std::nullopt;
         const auto it = unitOf.find(Key{s.tensor, s.segment, s.bytes});
         if (it == unitOf.end()) return std::nullopt;

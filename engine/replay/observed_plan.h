@@ -13,10 +13,13 @@
 
 namespace pacer::engine {
 
-// The unit order that every iteration of the run's lowest rank shows (run.channels lanes read in turn), as the units
-// `config`'s policy makes when every gradient is ready at once (recordPlan), each of them once. Nothing where an
-// iteration shows another order or other units: a run in dynamic order, warm-up iterations left in, or a policy
-// whose units depend on when gradients arrive (Horovod's ticks fuse what each found ready).
-std::optional<std::vector<CommUnit>> observedPlan(const ObservedRun& run, const PolicyConfig& config);
+// The unit order that every iteration of the run's lowest rank shows from `firstPlanIteration` on (run.channels
+// lanes read in turn), as the units `config`'s policy makes when every gradient is ready at once (recordPlan), each
+// of them once. The iterations before the first on the plan are the warm-up, which decided its order as it went: a
+// run too short for replay to cut its warm-up away (keepSteadyState) still has them. Nothing where an iteration
+// shows another order or other units: a run in dynamic order, or a policy whose units depend on when gradients
+// arrive (Horovod's ticks fuse what each found ready).
+std::optional<std::vector<CommUnit>> observedPlan(const ObservedRun& run, const PolicyConfig& config,
+                                                  int firstPlanIteration = 0);
 
 }  // namespace pacer::engine

@@ -249,6 +249,13 @@ void ScheduleEditorDock::showOutcome(const ReplayOutcome& o) {
                     .arg(o.band.iteration_ms.size());
     if (f.stall_ms > 0)  // engine::Workload::stall_ns: no schedule removes it, so say how much of the time it is
         text += tr("<br>of which %1 ms the run's stalls (iterations set aside as outliers)").arg(f.stall_ms, 0, 'f', 3);
+    // A plan-order run's own schedule replays the order it recorded; any other schedule decides its order, so the
+    // same segment size can read differently here and on the sweep's curve (which always decides).
+    if (o.followedPlanUnits > 0)
+        text += tr("<br>order: the plan the run followed (%1 units an iteration, read from its trace)")
+                    .arg(o.followedPlanUnits);
+    else if (o.recordedPlanUnits > 0)
+        text += tr("<br>order: decided by the policy (the run's recorded plan is for its own schedule)");
     if (o.measuredIterMs > 0)
         text += tr("<br>measured %1 ms: %2%3%")
                     .arg(o.measuredIterMs, 0, 'f', 3)

@@ -227,8 +227,12 @@ private slots:
         QCOMPARE(opened.config.name, std::string("pace"));
         QCOMPARE(opened.config.segment_bytes, tuned.policy.segment_bytes);
         QCOMPARE(opened.config.fusion_groups, tuned.policy.fusion_groups);
-        // The first replay is the run replayed as it ran (its workload carries the order and channels it chose).
-        auto self = engine::replay(editor.input()->workload, editor.input()->cost, tuned.policy, {});
+        // The first replay is the run replayed as it ran (its workload carries the order and channels it chose; in
+        // plan order it follows the plan the run recorded).
+        engine::PolicyConfig asRan = tuned.policy;
+        asRan.plan = editor.input()->plan;
+        QCOMPARE(editor.latest()->followedPlanUnits, asRan.plan.size());
+        auto self = engine::replay(editor.input()->workload, editor.input()->cost, asRan, {});
         QVERIFY2(self.ok(), self.message().c_str());
         QCOMPARE(editor.latest()->figures.iter_ms, self.value().sim.figures.iter_ms);
         QCOMPARE(editor.undoStack()->count(), 0);  // opening is not an edit
@@ -258,6 +262,44 @@ private slots:
         QVERIFY(editor.settings().config.fusion_groups.empty());
         editor.undoStack()->undo();
         QCOMPARE(editor.settings().config.fusion_groups, tuned.policy.fusion_groups);
+    }
+
+    // A plan-order run (mlp-2rank, pace at 64 KiB in plan order, captured for real): its own schedule replays the
+    // plan it followed, and the readout says so; a schedule edited away from it decides its order, and says that.
+    void planOrderRunSaysWhichOrderItReplays() {
+        const QString project = m_dir.filePath("plan.pacer");
+        QProcess cli;
+        cli.start(PACER_CLI_PATH, {"capture", "--experiment", PACER_SOURCE_DIR "/samples/experiments/mlp-2rank.json",
+                                   "--out", project, "--policy", "pace", "--segment-bytes", "64KiB", "--order", "plan",
+                                   "--iterations", "8"});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        MainWindow window;
+        QVERIFY(openShown(window, project));
+        ScheduleEditorModel& editor = *window.scheduleDock()->editor();
+        QVERIFY(editor.input());
+        const std::size_t planUnits = editor.input()->plan.size();
+        QVERIFY2(planUnits > 0, qPrintable(QStringLiteral("no plan read back from the plan-order run: %1, %2")
+                                              .arg(QString::fromStdString(editor.input()->description))
+                                              .arg(editor.input()->tuned ? QString::fromStdString(app::describeSettings(*editor.input()->tuned)) : QStringLiteral("not tuned"))));
+        QVERIFY(waitIdle(editor));
+        QCOMPARE(editor.latest()->followedPlanUnits, planUnits);
+        QLabel* figures = window.scheduleDock()->figuresLabel();
+        const QString followed = QStringLiteral("order: the plan the run followed (%1 units").arg(planUnits);
+        QVERIFY2(figures->text().contains(followed), qPrintable(figures->text()));
+
+        ScheduleSettings other = editor.settings();
+        other.config.segment_bytes *= 4;
+        editor.edit(other, QStringLiteral("bigger segments"));
+        QVERIFY(waitIdle(editor));
+        QCOMPARE(editor.latest()->followedPlanUnits, std::size_t{0});
+        QVERIFY2(figures->text().contains(QStringLiteral("order: decided by the policy")), qPrintable(figures->text()));
+        QVERIFY2(!figures->text().contains(followed), qPrintable(figures->text()));
+
+        editor.undoStack()->undo();  // back at the run's own schedule: its plan again
+        QVERIFY(waitIdle(editor));
+        QCOMPARE(editor.latest()->followedPlanUnits, planUnits);
+        QVERIFY2(figures->text().contains(followed), qPrintable(figures->text()));
     }
 
     // A real run of mlp-2rank (4 iterations), then "Run this schedule" with pace at 64 KiB: the new run's measured

@@ -68,6 +68,8 @@ ReplayOutcome computeReplay(const app::ReplayInput& input, const ScheduleSetting
         return out;
     }
     out.figures = result.value().sim.figures;
+    out.followedPlanUnits = result.value().config.plan.size();
+    out.recordedPlanUnits = input.plan.size();
     out.band = result.value().band;
     profiler::RunInfo info;
     info.label = "replay " + settings.config.name;

@@ -31,6 +31,10 @@ struct ReplayOutcome {
     engine::SimFigures figures;
     engine::PredictionBand band;                      // empty iteration_ms: no band (a profile)
     double measuredIterMs = 0;                        // the run's own, 0 for a profile
+    // The units of the plan the run followed, when the replay follows it (the run's own schedule of a plan-order
+    // run: app::replayInput); 0 when the policy decides the order. recordedPlanUnits: the run's plan, followed or not.
+    std::size_t followedPlanUnits = 0;
+    std::size_t recordedPlanUnits = 0;
     std::shared_ptr<const profiler::RunTrace> replay; // the replayed iterations alone
     std::shared_ptr<const TimelineIndex> index;       // the measured run with the replay's lanes under it
     QString error;                                    // non-empty: the settings cannot be replayed; why

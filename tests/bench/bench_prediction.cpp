@@ -144,7 +144,14 @@ int main(int argc, char** argv) {
         experiments = {PACER_SAMPLES_DIR "/experiments/mlp-2rank.json"};
     } else {
         const QDir dir(PACER_SAMPLES_DIR "/experiments");
-        for (const QString& name : dir.entryList({"*.json"}, QDir::Files, QDir::Name))
+        const QStringList names = dir.entryList({"*.json"}, QDir::Files, QDir::Name);
+        for (const QString& name : only)
+            if (!names.contains(name + ".json")) {  // a typo or a path would otherwise measure nothing and say little
+                std::fprintf(stderr, "bench_prediction: no sample experiment named '%s' (the names in %s, without "
+                                     ".json)\n", qPrintable(name), PACER_SAMPLES_DIR "/experiments");
+                return 2;
+            }
+        for (const QString& name : names)
             if (only.isEmpty() || only.contains(QFileInfo(name).baseName())) experiments << dir.filePath(name);
     }
     const QStringList policies = quick ? QStringList{"fifo", "ddp"}

@@ -67,7 +67,9 @@ private slots:
         QTest::addColumn<double>("gbps");
         for (const char* m : {"synthetic", "resnet50", "bert_base"})
             for (auto [alpha, gbps] : {std::pair{1000.0, 2.5}, std::pair{1000.0, 25.0}, std::pair{30.0, 10.0}})
-                QTest::addRow("%s alpha %.0f us %.1f Gb/s", m, alpha, gbps) << m << alpha << gbps;
+                QTest::newRow(qPrintable(
+                    QStringLiteral("%1 alpha %2 us %3 Gb/s").arg(m).arg(alpha, 0, 'f', 0).arg(gbps, 0, 'f', 1)))
+                    << QString(m) << alpha << gbps;
     }
     void neverSlowerThanDefaults() {
         QFETCH(QString, model);

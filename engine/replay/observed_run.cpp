@@ -598,9 +598,19 @@ double unitGap(const ObservedRun& run, const CollectiveSpans& spans, const std::
     return gaps.empty() ? 0.0 : std::max(0.0, median(gaps));
 }
 
+// extractWorkload with the collectives' CPU line given (a part of a run takes the whole run's).
+Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<int>& only, const CommCpu& commCpu);
+
 }  // namespace
 
 Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>& only) {
+    if (Status s = validateRun(run); !s.ok()) return s;
+    return extractWorkloadWith(run, only, fitCommCpu(run));
+}
+
+namespace {
+
+Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<int>& only, const CommCpu& commCpu) {
     if (Status s = validateRun(run); !s.ok()) return s;
     int numLayers = static_cast<int>(run.layerNames.size());
     for (const TensorInfo& t : run.tensors) numLayers = std::max(numLayers, t.layer + 1);
@@ -608,7 +618,6 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
             numLayers = std::max(numLayers, s.layer + 1);
 
-    const CommCpu commCpu = fitCommCpu(run);
     const CpuTakenFromCompute taken(run, commCpu);
     const UntracedTime untraced = untracedComputeTime(run, taken);
     const std::vector<double>& extra = untraced.extra;
@@ -743,6 +752,8 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
     if (Status s = validateWorkload(w); !s.ok()) return Status::error("extracted workload: " + s.message());
     return w;
 }
+
+}  // namespace
 
 CommCpu fitCommCpu(const ObservedRun& run) {
     const std::vector<int> every;
@@ -1030,10 +1041,24 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
             lastIteration = std::max(lastIteration, s.iteration);
     model.workload.stall_ns = stallNanos(perRank, model.set_aside, lastIteration);
+    // Each estimate reads its iteration with the one before (the gaps at its start, the units still in flight) and
+    // the two after (its updates and tail run into the next one), not the whole run: read whole for each of a
+    // thousand iterations, the small MLP's run took 26 s to open.
+    std::map<int, std::vector<std::size_t>> spansOf;  // iteration -> indices into run.spans, ascending
+    for (std::size_t k = 0; k < run.spans.size(); ++k) spansOf[run.spans[k].iteration].push_back(k);
+    ObservedRun part = run;
+    part.spans.clear();
+    part.warmup_removed = true;  // the iteration asked for is never the run's warm-up (not among `kept`)
     for (int iteration : kept) {
         if (iteration == lastIteration && kept.size() > 1) continue;
-        auto w = extractWorkload(run, {iteration});
-        auto c = fitCostModel(run, {iteration});
+        std::vector<std::size_t> ids;
+        for (int j = iteration - 1; j <= iteration + 2; ++j)
+            if (auto it = spansOf.find(j); it != spansOf.end()) ids.insert(ids.end(), it->second.begin(), it->second.end());
+        std::sort(ids.begin(), ids.end());
+        part.spans.clear();
+        for (std::size_t k : ids) part.spans.push_back(run.spans[k]);
+        auto w = extractWorkloadWith(part, {iteration}, model.workload.comm_cpu);
+        auto c = fitCostModel(part, {iteration});
         if (!w.ok() || !c.ok()) continue;  // an iteration without collectives (cut short) estimates nothing
         // The threads' wake-up latencies come from the kept iterations together: one iteration holds a sample or
         // two of each, often none (which would read as no latency at all).

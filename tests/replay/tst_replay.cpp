@@ -677,6 +677,41 @@ private slots:
         QVERIFY(!observedPlan(run, other).has_value());
     }
 
+    // Each kept iteration's estimate (the band's) reads that iteration and its neighbours, not the whole run again:
+    // what it finds must be what the whole run, read for that iteration, gives. Iterations made uneven (each rank's
+    // spans stretched by 0-15% by iteration), so that one iteration's figures are not every other's.
+    void iterationEstimatesReadTheirNeighbourhoodAlone() {
+        const Workload truth = syntheticModel(8, 40'000, 150'000, 300'000);
+        ObservedRun run = simulatedPlanCapture(truth, inputSideFirst(truth), 1);
+        for (ObservedSpan& s : run.spans) {
+            const double stretch = 1.0 + 0.05 * ((s.iteration * 3 + s.rank) % 4);
+            s.end = s.start + static_cast<Nanos>(static_cast<double>(s.end - s.start) * stretch);
+        }
+        Result<ObservedModel> model = modelObservedRun(run);
+        QVERIFY2(model.ok(), model.status().message().c_str());
+        QVERIFY(model.value().iterations.size() >= 5);
+        std::set<Nanos> backwards;  // of layer 0
+        for (const IterationEstimate& e : model.value().iterations) {
+            Result<Workload> w = extractWorkload(run, {e.iteration});
+            Result<CostModel> c = fitCostModel(run, {e.iteration});
+            QVERIFY(w.ok() && c.ok());
+            QCOMPARE(e.workload.layers.size(), w.value().layers.size());
+            for (std::size_t l = 0; l < w.value().layers.size(); ++l) {
+                QCOMPARE(e.workload.layers[l].forward, w.value().layers[l].forward);
+                QCOMPARE(e.workload.layers[l].backward, w.value().layers[l].backward);
+            }
+            QCOMPARE(e.workload.tail_ns, w.value().tail_ns);
+            QCOMPARE(e.workload.update_ns_per_element, w.value().update_ns_per_element);
+            QCOMPARE(e.cost.alpha_ns, c.value().alpha_ns);
+            QCOMPARE(e.cost.ns_per_byte, c.value().ns_per_byte);
+            QCOMPARE(e.cost.first_unit_extra_ns, c.value().first_unit_extra_ns);
+            QCOMPARE(e.cost.unit_gap_ns, c.value().unit_gap_ns);
+            QCOMPARE(e.cost.measured, c.value().measured);
+            backwards.insert(e.workload.layers[0].backward);
+        }
+        QVERIFY2(backwards.size() > 1, "the iterations were meant to differ");
+    }
+
     // Replayed with the plan it followed, a plan-order run comes back as it ran; pace deciding its order again on the
     // run's timings (what replay did before) sends the output side first and predicts another run.
     void ownPlanReplaysThePlanOrderRun() {

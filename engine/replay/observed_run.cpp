@@ -1053,7 +1053,8 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         if (iteration == lastIteration && kept.size() > 1) continue;
         std::vector<std::size_t> ids;
         for (int j = iteration - 1; j <= iteration + 2; ++j)
-            if (auto it = spansOf.find(j); it != spansOf.end()) ids.insert(ids.end(), it->second.begin(), it->second.end());
+            if (auto it = spansOf.find(j); it != spansOf.end())
+                ids.insert(ids.end(), it->second.begin(), it->second.end());
         std::sort(ids.begin(), ids.end());
         part.spans.clear();
         for (std::size_t k : ids) part.spans.push_back(run.spans[k]);

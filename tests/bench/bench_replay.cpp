@@ -190,7 +190,8 @@ int main(int argc, char** argv) {
         fifo.name = "fifo";
         Result<std::unique_ptr<Policy>> policy = makePolicy(fifo, small.tensors);
         if (!policy.ok()) return 1;
-        Result<SimResult> sim = simulate(small, *policy.value(), CostModel{100'000, 0.8, {}}, SimOptions{iterations, 1});
+        const CostModel link10{100'000, 0.8, {}};
+        Result<SimResult> sim = simulate(small, *policy.value(), link10, SimOptions{iterations, 1});
         if (!sim.ok()) return 1;
         ObservedRun run = toObservedRun(small, sim.value(), "fifo");
         for (ObservedSpan& s : run.spans)  // uneven iterations, as a real run's

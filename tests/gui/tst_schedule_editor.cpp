@@ -279,9 +279,11 @@ private slots:
         ScheduleEditorModel& editor = *window.scheduleDock()->editor();
         QVERIFY(editor.input());
         const std::size_t planUnits = editor.input()->plan.size();
+        const QString tuning = editor.input()->tuned
+                                   ? QString::fromStdString(app::describeSettings(*editor.input()->tuned))
+                                   : QStringLiteral("not tuned");
         QVERIFY2(planUnits > 0, qPrintable(QStringLiteral("no plan read back from the plan-order run: %1, %2")
-                                              .arg(QString::fromStdString(editor.input()->description))
-                                              .arg(editor.input()->tuned ? QString::fromStdString(app::describeSettings(*editor.input()->tuned)) : QStringLiteral("not tuned"))));
+                                              .arg(QString::fromStdString(editor.input()->description), tuning)));
         QVERIFY(waitIdle(editor));
         QCOMPARE(editor.latest()->followedPlanUnits, planUnits);
         QLabel* figures = window.scheduleDock()->figuresLabel();

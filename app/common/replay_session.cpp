@@ -27,12 +27,16 @@ bool ranInPlanOrder(const nlohmann::json& experiment, const std::optional<engine
     return experiment.is_object() && experiment.value("order", nlohmann::json("dynamic")) == "plan";
 }
 
-// The first iteration a plan-order run ran on its plan: the worker switches once its warm-up is over.
-int firstPlanIteration(const nlohmann::json& experiment) {
-    if (!experiment.is_object()) return 0;
+// The warm-up iterations the run's stored experiment says it ran; nothing where it does not say.
+std::optional<int> warmupIterations(const nlohmann::json& experiment) {
+    if (!experiment.is_object()) return std::nullopt;
     const auto warmup = experiment.find("warmup_iterations");
-    return warmup != experiment.end() && warmup->is_number_integer() ? std::max(0, warmup->get<int>()) : 0;
+    if (warmup == experiment.end() || !warmup->is_number_integer()) return std::nullopt;
+    return std::max(0, warmup->get<int>());
 }
+
+// The first iteration a plan-order run ran on its plan: the worker switches once its warm-up is over.
+int firstPlanIteration(const nlohmann::json& experiment) { return warmupIterations(experiment).value_or(0); }
 
 // How the engine that made the run decided, from its experiment: in dynamic order on CPU ranks the runtime hears
 // readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
@@ -70,12 +74,10 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
 // ran another schedule before the switch (dynamic order, one channel, the settings as given) and paid the new
 // runtime's one-off costs just after it. A run too short to have three steady iterations keeps everything.
 void keepSteadyState(const nlohmann::json& experiment, bool selfTuned, engine::ObservedRun& observed) {
-    if (!experiment.is_object()) return;
+    const std::optional<int> warmup = warmupIterations(experiment);
+    if (!warmup) return;
     const bool planOrder = experiment.value("order", nlohmann::json("dynamic")) == "plan";
-    const auto warmup = experiment.find("warmup_iterations");
-    if (warmup == experiment.end() || !warmup->is_number_integer()) return;
-    const int first =
-        engine::firstSteadyIteration(warmup->get<int>(), engine::switchesAfterWarmup(planOrder, selfTuned));
+    const int first = engine::firstSteadyIteration(*warmup, engine::switchesAfterWarmup(planOrder, selfTuned));
     std::set<int> steady;
     for (const engine::ObservedSpan& s : observed.spans)
         if (s.iteration >= first) steady.insert(s.iteration);

@@ -598,7 +598,8 @@ double unitGap(const ObservedRun& run, const CollectiveSpans& spans, const std::
     return gaps.empty() ? 0.0 : std::max(0.0, median(gaps));
 }
 
-// extractWorkload with the collectives' CPU line given (a part of a run takes the whole run's).
+// extractWorkload with the collectives' CPU line given (a part of a run takes the whole run's), on a run already
+// validated (validateRun).
 Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<int>& only, const CommCpu& commCpu);
 
 }  // namespace
@@ -611,7 +612,6 @@ Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>&
 namespace {
 
 Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<int>& only, const CommCpu& commCpu) {
-    if (Status s = validateRun(run); !s.ok()) return s;
     int numLayers = static_cast<int>(run.layerNames.size());
     for (const TensorInfo& t : run.tensors) numLayers = std::max(numLayers, t.layer + 1);
     for (const ObservedSpan& s : run.spans)

@@ -255,7 +255,7 @@ void ScheduleEditorDock::showOutcome(const ReplayOutcome& o) {
         text += tr("<br>order: the plan the run followed (%1 units an iteration, read from its trace)")
                     .arg(o.followedPlanUnits);
     else if (o.recordedPlanUnits > 0)
-        text += tr("<br>order: decided by the policy (the run's recorded plan is for its own schedule)");
+        text += tr("<br>order: decided by the policy (the run's recorded plan applies only at its own settings)");
     if (o.measuredIterMs > 0)
         text += tr("<br>measured %1 ms: %2%3%")
                     .arg(o.measuredIterMs, 0, 'f', 3)

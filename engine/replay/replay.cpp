@@ -130,6 +130,7 @@ Result<Workload> applyWhatIf(const Workload& workload, const WhatIf& whatIf) {
             l.backward = scaled(l.backward, whatIf.compute_speed);
         }
         w.update_ns_per_element /= whatIf.compute_speed;
+        w.tail_ns = scaled(w.tail_ns, whatIf.compute_speed);  // the next batch and the loss are compute too
     }
     return w;
 }

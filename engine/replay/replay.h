@@ -12,7 +12,8 @@
 // A knob left "as observed" keeps the fitted value, rescaled when the rank count changes: ns_per_byte by
 // [2(n-1)/n] / [2(n0-1)/n0] and alpha by (n-1)/(n0-1), where n0 is the workload's rank count. The fitted alpha is
 // thus treated as latency steps alone (fixed per-call software overhead is folded into them). With one rank
-// there is nothing to reduce: the cost is 0. compute_speed divides every compute duration.
+// there is nothing to reduce: the cost is 0. compute_speed divides every compute duration (forward, backward,
+// updates and the tail between iterations).
 #pragma once
 
 #include <cstdint>

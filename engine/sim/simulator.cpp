@@ -225,15 +225,22 @@ Status validateWorkload(const Workload& w) {
     return Status::success();
 }
 
+namespace {
+double computeAloneNs(const Workload& w) {
+    double ns = static_cast<double>(w.tail_ns);
+    for (const LayerTimes& l : w.layers) ns += static_cast<double>(l.forward + l.backward);
+    for (const TensorInfo& t : w.tensors) ns += static_cast<double>(w.updateNanos(t.elements));
+    return ns;
+}
+}  // namespace
+
+double computeAloneMs(const Workload& w) { return toMs(computeAloneNs(w)); }
+
 double lowerBoundMs(const Workload& w, const CostModel& cost) {
     // Compute is serial: forward, backward and every update each iteration.
-    double compute = static_cast<double>(w.tail_ns);
-    for (const LayerTimes& l : w.layers) compute += static_cast<double>(l.forward + l.backward);
+    const double compute = computeAloneNs(w);
     std::size_t totalBytes = 0;
-    for (const TensorInfo& t : w.tensors) {
-        compute += static_cast<double>(w.updateNanos(t.elements));
-        totalBytes += t.bytes();
-    }
+    for (const TensorInfo& t : w.tensors) totalBytes += t.bytes();
     // The input-side layer j that owns gradients finishes backward near the end of the iteration and the next
     // forward of layer j needs its reduction. Until then the compute stream can only run the backward, update
     // and forward of the layers before j (the slack); the rest of that reduction is idle compute time. Any
@@ -625,6 +632,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     f.exposed_comm_ms = toMs(commNs - hiddenNs) / periods;
     f.idle_ms = std::max(0.0, f.iter_ms - f.compute_ms - f.exposed_comm_ms);
     f.lower_bound_ms = lowerBoundMs(w, cost) + f.stall_ms;
+    f.compute_alone_ms = computeAloneMs(w);
     if (leadIn > 0) {
         // The lead-in iterations go, and so do the updates they left for the first iteration kept (as a first
         // iteration has none).

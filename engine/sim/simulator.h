@@ -57,6 +57,9 @@ struct SimFigures {
     double idle_ms = 0;          // neither computing nor communicating: iter = compute + exposed + idle
     double lower_bound_ms = 0;   // no policy can do better on this workload and cost model (see simulator.cpp)
     double stall_ms = 0;         // of iter_ms and idle_ms: the source run's stalls (Workload::stall_ns)
+    // Forward, backward, updates and tail alone (computeAloneMs): compute_ms less what collectives took from the
+    // compute stream (Workload::comm_cpu). Of a run replayed as itself, the machine's compute speed in that run.
+    double compute_alone_ms = 0;
 };
 
 struct SimResult {
@@ -77,6 +80,10 @@ Result<SimResult> simulate(const Workload& workload, Policy& policy, const CostM
 // output side (the forward and backward of the last layers, while only their own few bytes can travel). Cheap;
 // simulate() fills it into its figures too.
 double lowerBoundMs(const Workload& workload, const CostModel& cost);
+
+// The compute of one iteration with nothing taken from it: every layer's forward and backward, every update and the
+// tail, in ms.
+double computeAloneMs(const Workload& workload);
 
 // Checks the workload's shape: tensor ids 0..n-1 in order, layers in range, non-negative times.
 Status validateWorkload(const Workload& workload);

@@ -1325,6 +1325,28 @@ private slots:
         QVERIFY(ring.value().back().figures.iter_ms > 5 * points.value().back().figures.iter_ms);
     }
 
+    // Compute twice as fast halves all of it, the untraced tail between iterations (the next batch, the loss) too;
+    // the machine's stalls are not compute and stay.
+    void computeSpeedScalesEveryComputeDuration() {
+        Workload w = syntheticModel(6, 10'000, 200'000, 400'000);
+        w.tail_ns = 3'000'000;
+        w.stall_ns = 1'000'000;
+        WhatIf twice;
+        twice.compute_speed = 2;
+        auto fast = applyWhatIf(w, twice);
+        QVERIFY2(fast.ok(), fast.status().message().c_str());
+        QCOMPARE(fast.value().tail_ns, Nanos{1'500'000});
+        QCOMPARE(fast.value().stall_ns, w.stall_ns);
+        QVERIFY(std::abs(computeAloneMs(fast.value()) - computeAloneMs(w) / 2) < 1e-4);  // updates round per tensor
+        // A replay reports the compute alone, what comm CPU would take from it aside.
+        w.comm_cpu = CommCpu{50'000, 0.1};
+        PolicyConfig fifo;
+        auto r = replay(w, CostModel{}, fifo, twice);
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        QVERIFY(std::abs(r.value().sim.figures.compute_alone_ms - computeAloneMs(w) / 2) < 1e-4);  // updates round per tensor
+        QVERIFY(r.value().sim.figures.compute_ms > r.value().sim.figures.compute_alone_ms);
+    }
+
     void whatIfRejectsNonsense() {
         WhatIf k;
         k.compute_speed = 0;

@@ -19,7 +19,10 @@
 // how far each self-tuned pace run's own warm-up prediction (what `runs` and `compare` show) lay from the run; and
 // the cross error once more with each target run's compute speed given: on this machine one rank alone, nothing to
 // reduce, ran the transformer sample at 13.3-21.2 ms in six captures back to back, and a prediction from another
-// run cannot know which speed the next capture gets.
+// run cannot know which speed the next capture gets. That speed also holds whatever the target's own schedule cost
+// its compute beyond the collectives' CPU (which replay leaves out; over three grids of the 18th session the
+// forward passes of the other policies' runs were 1-3% slower than fifo's, geometric means), so the
+// difference between the two errors is the machine's drift less at most that much.
 //
 // Quick mode (CTest): the small sample at 1 Gb/s, fifo and ddp, 20 iterations of which 15 are measured (the
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the CNN sample at
@@ -205,7 +208,7 @@ int main(int argc, char** argv) {
                     if (policy != "fifo") {
                         tally.cross.push_back(std::abs(crossErr));
                         // The same prediction with the compute speed the target run had against the fifo run's:
-                        // what is left of the error once the machine's speed between two captures is set aside.
+                        // what is left of the error once the compute speed of each capture is set aside.
                         if (fifoSelf.computeAlone > 0 && self.computeAlone > 0) {
                             const QString speed = QString::number(fifoSelf.computeAlone / self.computeAlone, 'g', 9);
                             const Prediction atItsSpeed = predict(fifoProject, policy, {"--compute-speed", speed});
@@ -260,8 +263,8 @@ int main(int argc, char** argv) {
                 100 * worst(tally.cross), tally.cross.size());
     if (!tally.crossAtItsSpeed.empty())
         std::printf("  the same, told each target run's compute speed (its compute alone over the fifo run's, as "
-                    "--compute-speed): median %.1f%%, worst %.1f%%: the rest is the machine's speed between two "
-                    "captures (a diagnostic, not a goal: it reads the run it predicts)\n",
+                    "--compute-speed): median %.1f%%, worst %.1f%%; the difference is mostly the machine's speed "
+                    "between two captures (a diagnostic, not a goal: it reads the run it predicts)\n",
                     100 * median(tally.crossAtItsSpeed), 100 * worst(tally.crossAtItsSpeed));
     std::printf("policies >= 20%% apart: replay median %.1f%%, worst %.1f%%; policy-blind (fifo's own time) median "
                 "%.1f%%, worst %.1f%% over %zu runs\n", 100 * median(tally.distinctCross), 100 * worst(tally.distinctCross),

@@ -1343,7 +1343,7 @@ private slots:
         PolicyConfig fifo;
         auto r = replay(w, CostModel{}, fifo, twice);
         QVERIFY2(r.ok(), r.status().message().c_str());
-        QVERIFY(std::abs(r.value().sim.figures.compute_alone_ms - computeAloneMs(w) / 2) < 1e-4);  // updates round per tensor
+        QVERIFY(std::abs(r.value().sim.figures.compute_alone_ms - computeAloneMs(w) / 2) < 1e-4);
         QVERIFY(r.value().sim.figures.compute_ms > r.value().sim.figures.compute_alone_ms);
     }
 

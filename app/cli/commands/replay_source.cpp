@@ -85,7 +85,8 @@ std::vector<std::string> zooDirs() {
 nlohmann::json figuresJson(const engine::SimFigures& f) {
     return {{"predicted_iter_ms", f.iter_ms}, {"lower_bound_ms", f.lower_bound_ms}, {"compute_ms", f.compute_ms},
             {"comm_ms", f.comm_ms},           {"exposed_comm_ms", f.exposed_comm_ms}, {"overlap", f.overlap},
-            {"idle_ms", f.idle_ms},           {"stall_ms", f.stall_ms},               {"compute_alone_ms", f.compute_alone_ms}};
+            {"idle_ms", f.idle_ms},           {"stall_ms", f.stall_ms},
+            {"compute_alone_ms", f.compute_alone_ms}};
 }
 
 }  // namespace pacer::cli

@@ -60,6 +60,10 @@ struct PredictionBand {
     double low_ms = 0;
     double high_ms = 0;
     std::vector<double> iteration_ms;  // the per-iteration predictions, in source iteration order; empty: no band
+    // The mean of the per-iteration predictions, each clipped as the band clips them. A period is a longest path
+    // over durations, so the mean of the iterations' periods lies above the period of their mean durations, the more
+    // the durations vary: replay() predicts this mean (plus the source's stalls) where it has the estimates.
+    double mean_ms = 0;
 };
 inline constexpr int kBandBatches = 5;  // fewer iterations than 2 per batch: one batch per iteration
 
@@ -70,8 +74,8 @@ struct ReplayResult {
     PredictionBand band;  // filled when replay() is given the source's per-iteration estimates
 };
 
-// The band around `predictedMs` (replay of the whole source) from the source's per-iteration estimates under the
-// same configuration and knobs. Fails if one of them cannot be simulated.
+// The band around `predictedMs` from the source's per-iteration estimates under the same configuration and knobs.
+// Fails if one of them cannot be simulated.
 Result<PredictionBand> predictionBand(double predictedMs, const std::vector<IterationEstimate>& iterations,
                                       const PolicyConfig& config, const WhatIf& whatIf, const SimOptions& options = {});
 
@@ -97,7 +101,9 @@ inline constexpr double kRunDriftSpreads = 3.3;
 PredictionBand widenedForAnotherSchedule(PredictionBand band, double predictedMs, double selfResidual, double stallMs);
 
 // With `iterations` (ObservedModel::iterations of the run that `workload` and `cost` came from), the result also
-// carries the prediction's band.
+// carries the prediction's band, and its period (SimFigures::iter_ms) is the mean of those iterations replayed
+// (PredictionBand::mean_ms) plus the stalls, at least the bound; the time that adds to the mean iteration's replay
+// is idle. Without, it is the mean iteration's period.
 Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, const PolicyConfig& config,
                             const WhatIf& whatIf, const SimOptions& options = {},
                             const std::vector<IterationEstimate>& iterations = {});

@@ -232,7 +232,8 @@ private slots:
         engine::PolicyConfig asRan = tuned.policy;
         asRan.plan = editor.input()->plan;
         QCOMPARE(editor.latest()->followedPlanUnits, asRan.plan.size());
-        auto self = engine::replay(editor.input()->workload, editor.input()->cost, asRan, {});
+        auto self = engine::replay(editor.input()->workload, editor.input()->cost, asRan, {}, {},
+                                   editor.input()->iterations);
         QVERIFY2(self.ok(), self.message().c_str());
         QCOMPARE(editor.latest()->figures.iter_ms, self.value().sim.figures.iter_ms);
         QCOMPARE(editor.undoStack()->count(), 0);  // opening is not an edit

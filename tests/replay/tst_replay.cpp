@@ -1325,6 +1325,49 @@ private slots:
         QVERIFY(ring.value().back().figures.iter_ms > 5 * points.value().back().figures.iter_ms);
     }
 
+    // Where the source's iterations vary, the prediction is the mean of the iterations replayed one by one, which lies
+    // above the period of their mean: half the iterations with slow compute and a fast link, half the other way
+    // round, never both slow at once; the mean iteration has both half slow, and overlaps them better than either.
+    void predictsTheMeanOfItsIterationsNotThePeriodOfTheMean() {
+        const Workload base = syntheticModel(8, 40'000, 1'500'000, 3'000'000);  // 36 ms of compute, 26 ms on the link
+        const CostModel link{100'000, 8.0 / 2.5, {}};
+        auto scaled = [&](double computeBy) {
+            Workload w = base;
+            for (LayerTimes& l : w.layers) {
+                l.forward = static_cast<Nanos>(static_cast<double>(l.forward) * computeBy);
+                l.backward = static_cast<Nanos>(static_cast<double>(l.backward) * computeBy);
+            }
+            return w;
+        };
+        CostModel slowLink = link;
+        slowLink.ns_per_byte *= 3;
+        std::vector<IterationEstimate> iterations;
+        for (int i = 0; i < 10; ++i)
+            iterations.push_back(i % 2 == 0 ? IterationEstimate{i, 0, scaled(3.0), link}
+                                            : IterationEstimate{i, 0, base, slowLink});
+        CostModel meanLink = link;
+        meanLink.ns_per_byte *= 2;
+        Workload mean = scaled(2.0);
+        mean.stall_ns = 500'000;
+        PolicyConfig fifo;
+        auto plain = replay(mean, meanLink, fifo, WhatIf{});
+        auto r = replay(mean, meanLink, fifo, WhatIf{}, {}, iterations);
+        QVERIFY2(plain.ok() && r.ok(), r.ok() ? plain.status().message().c_str() : r.status().message().c_str());
+        const PredictionBand& band = r.value().band;
+        QCOMPARE(band.iteration_ms.size(), iterations.size());
+        double sum = 0;
+        for (double ms : band.iteration_ms) sum += ms;
+        const SimFigures& f = r.value().sim.figures;
+        QVERIFY(std::abs(band.mean_ms - sum / static_cast<double>(iterations.size())) < 1e-9);  // none clipped
+        QVERIFY(std::abs(f.iter_ms - (band.mean_ms + 0.5)) < 1e-9);  // the stalls on top
+        QVERIFY2(f.iter_ms > plain.value().sim.figures.iter_ms * 1.02,
+                 qPrintable(QString("mean of the iterations %1 ms, the mean iteration %2 ms")
+                                .arg(f.iter_ms)
+                                .arg(plain.value().sim.figures.iter_ms)));
+        QVERIFY(std::abs(f.idle_ms - (f.iter_ms - f.compute_ms - f.exposed_comm_ms)) < 1e-9);
+        QVERIFY(band.low_ms <= f.iter_ms && f.iter_ms <= band.high_ms);
+    }
+
     // Compute twice as fast halves all of it, the untraced tail between iterations (the next batch, the loss) too;
     // the machine's stalls are not compute and stay.
     void computeSpeedScalesEveryComputeDuration() {

@@ -41,12 +41,15 @@ Result<SimFigures> figuresOf(const Workload& w, const CostModel& cost, const Pol
 // Student's t, two-sided 90% (the 95th percentile), by degrees of freedom 1..9.
 constexpr double kStudentT90[] = {6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833};
 
+double meanOf(const std::vector<double>& values) {
+    double sum = 0;
+    for (double v : values) sum += v;
+    return values.empty() ? 0.0 : sum / static_cast<double>(values.size());
+}
+
 // The sum of squared deviations from the values' mean (0 for none).
 double squaresAboutMean(const std::vector<double>& values) {
-    if (values.empty()) return 0;
-    double total = 0;
-    for (double v : values) total += v;
-    const double mean = total / static_cast<double>(values.size());
+    const double mean = meanOf(values);
     double squares = 0;
     for (double v : values) squares += (v - mean) * (v - mean);
     return squares;
@@ -73,10 +76,6 @@ double batchMeansHalfWidth(const std::vector<double>& series) {
     return kStudentT90[dof - 1] * standardError;
 }
 
-}  // namespace
-
-namespace {
-
 // Each source iteration replayed on its own under the configuration and knobs.
 Result<std::vector<double>> iterationPeriods(const std::vector<IterationEstimate>& iterations,
                                              const PolicyConfig& config, const WhatIf& whatIf,
@@ -94,25 +93,26 @@ Result<std::vector<double>> iterationPeriods(const std::vector<IterationEstimate
     return periods;
 }
 
+// One iteration's cost fit rests on one collective per size and can be wild (a collective that waited for a core:
+// 70 ms where its neighbours predict 8). Clipped to the median +- kOutlierSpread robust standard deviations, such an
+// estimate moves the band and the mean as much as an unusual iteration may, not by itself.
+std::vector<double> clippedPeriods(const std::vector<double>& periods) {
+    const double mid = median(periods);
+    std::vector<double> deviations;
+    for (double x : periods) deviations.push_back(std::abs(x - mid));
+    const double reach = kOutlierSpread * 1.4826 * median(deviations);
+    std::vector<double> clipped;
+    for (double x : periods) clipped.push_back(std::clamp(x, mid - reach, mid + reach));
+    return clipped;
+}
+
 PredictionBand bandAround(double predictedMs, std::vector<double> periods) {
     PredictionBand band;
     band.iteration_ms = std::move(periods);
-    const std::vector<double>& p = band.iteration_ms;
-    if (p.empty()) return band;
-    const double mid = median(p);
-    // One iteration's cost fit rests on one collective per size and can be wild (a collective that waited for a
-    // core: 70 ms where its neighbours predict 8). Clipped to the median +- kOutlierSpread robust standard
-    // deviations first, such an estimate widens the band as much as an unusual iteration may, not by itself.
-    std::vector<double> deviations;
-    for (double x : p) deviations.push_back(std::abs(x - mid));
-    const double reach = kOutlierSpread * 1.4826 * median(deviations);
-    std::vector<double> clipped;
-    double sum = 0;
-    for (double x : p) {
-        clipped.push_back(std::clamp(x, mid - reach, mid + reach));
-        sum += clipped.back();
-    }
-    band.mean_ms = sum / static_cast<double>(clipped.size());
+    if (band.iteration_ms.empty()) return band;
+    const double mid = median(band.iteration_ms);
+    const std::vector<double> clipped = clippedPeriods(band.iteration_ms);
+    band.mean_ms = meanOf(clipped);
     const double half = std::sqrt(2.0) * batchMeansHalfWidth(clipped);
     band.low_ms = std::max(0.0, std::min(predictedMs, mid) - half);
     band.high_ms = std::max(predictedMs, mid) + half;
@@ -230,7 +230,7 @@ Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, con
         Result<std::vector<double>> periods = iterationPeriods(iterations, config, whatIf, options);
         if (!periods.ok()) return periods.status();
         SimFigures& f = r.sim.figures;
-        f.iter_ms = std::max(bandAround(0, periods.value()).mean_ms + f.stall_ms, f.lower_bound_ms);
+        f.iter_ms = std::max(meanOf(clippedPeriods(periods.value())) + f.stall_ms, f.lower_bound_ms);
         f.idle_ms = std::max(0.0, f.iter_ms - f.compute_ms - f.exposed_comm_ms);
         r.band = bandAround(f.iter_ms, std::move(periods).value());
     }

@@ -106,12 +106,12 @@ std::vector<double> clippedPeriods(const std::vector<double>& periods) {
     return clipped;
 }
 
-PredictionBand bandAround(double predictedMs, std::vector<double> periods) {
+// The band around `predictedMs` from the per-iteration periods and the same clipped (clippedPeriods).
+PredictionBand bandAround(double predictedMs, std::vector<double> periods, const std::vector<double>& clipped) {
     PredictionBand band;
     band.iteration_ms = std::move(periods);
     if (band.iteration_ms.empty()) return band;
     const double mid = median(band.iteration_ms);
-    const std::vector<double> clipped = clippedPeriods(band.iteration_ms);
     band.mean_ms = meanOf(clipped);
     const double half = std::sqrt(2.0) * batchMeansHalfWidth(clipped);
     band.low_ms = std::max(0.0, std::min(predictedMs, mid) - half);
@@ -120,13 +120,6 @@ PredictionBand bandAround(double predictedMs, std::vector<double> periods) {
 }
 
 }  // namespace
-
-Result<PredictionBand> predictionBand(double predictedMs, const std::vector<IterationEstimate>& iterations,
-                                      const PolicyConfig& config, const WhatIf& whatIf, const SimOptions& options) {
-    Result<std::vector<double>> periods = iterationPeriods(iterations, config, whatIf, options);
-    if (!periods.ok()) return periods.status();
-    return bandAround(predictedMs, std::move(periods).value());
-}
 
 PredictionBand widenedForAnotherSchedule(PredictionBand band, double predictedMs, double selfResidual, double stallMs) {
     if (band.iteration_ms.empty()) return band;
@@ -229,10 +222,11 @@ Result<ReplayResult> replay(const Workload& workload, const CostModel& cost, con
         // time its variation adds shows as idle. Never below the bound.
         Result<std::vector<double>> periods = iterationPeriods(iterations, config, whatIf, options);
         if (!periods.ok()) return periods.status();
+        const std::vector<double> clipped = clippedPeriods(periods.value());
         SimFigures& f = r.sim.figures;
-        f.iter_ms = std::max(meanOf(clippedPeriods(periods.value())) + f.stall_ms, f.lower_bound_ms);
+        f.iter_ms = std::max(meanOf(clipped) + f.stall_ms, f.lower_bound_ms);
         f.idle_ms = std::max(0.0, f.iter_ms - f.compute_ms - f.exposed_comm_ms);
-        r.band = bandAround(f.iter_ms, std::move(periods).value());
+        r.band = bandAround(f.iter_ms, std::move(periods).value(), clipped);
     }
     return r;
 }

@@ -74,11 +74,6 @@ struct ReplayResult {
     PredictionBand band;  // filled when replay() is given the source's per-iteration estimates
 };
 
-// The band around `predictedMs` from the source's per-iteration estimates under the same configuration and knobs.
-// Fails if one of them cannot be simulated.
-Result<PredictionBand> predictionBand(double predictedMs, const std::vector<IterationEstimate>& iterations,
-                                      const PolicyConfig& config, const WhatIf& whatIf, const SimOptions& options = {});
-
 // The band of a prediction for another schedule than the source ran. The source's iterations show how noisy it was,
 // not how wrong the model is for a schedule it did not run; the one measure of that a single run gives is how far
 // replay missed the run's own schedule, `selfResidual` (|replayed - measured| / measured). Both ends move out by that

@@ -195,8 +195,9 @@ int main(int argc, char** argv) {
                 const Prediction fifoSelf = predict(fifoProject, "fifo");
                 for (const QString& policy : policies) {
                     const auto& [project, measured] = runs[policy];
-                    const Prediction self = predict(project, policy);
-                    const Prediction cross = predict(fifoProject, policy);
+                    const bool isFifo = policy == "fifo";  // its self and cross predictions are fifoSelf
+                    const Prediction self = isFifo ? fifoSelf : predict(project, policy);
+                    const Prediction cross = isFifo ? fifoSelf : predict(fifoProject, policy);
                     if (!self.ok() || !cross.ok()) return 1;
                     const double selfErr = (self.ms - measured) / measured, crossErr = (cross.ms - measured) / measured;
                     const double blindErr = (fifoMs - measured) / measured;

@@ -259,12 +259,16 @@ void RunLauncher::report(qint64 runId, const QString& mergeError) {
         emit failed(QStringLiteral("the run finished but its trace could not be merged: %1").arg(mergeError), 1);
         return;
     }
+    // The ranks' mean, the figure the project keeps for the run (profiler::readRunSummary), so that `capture` and
+    // `runs` print one number. Synchronised ranks share one period; their windows differ only at the ends (the
+    // last measured iteration's skew), which the mean halves and the slowest rank's figure would add.
     double iterMs = 0;
     bool paramsMatch = true;
     for (const Worker& w : workers_) {
-        iterMs = std::max(iterMs, w.iterMs);
+        iterMs += w.iterMs;
         paramsMatch = paramsMatch && w.done && w.paramHash == workers_.front().paramHash;
     }
+    iterMs /= static_cast<double>(workers_.size());
     // Everything worth keeping is in the project now; a failed run (above) keeps its directory for diagnosis.
     if (removeRunDir_) {
         QDir(runDir_).removeRecursively();

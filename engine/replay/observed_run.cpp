@@ -958,8 +958,8 @@ Result<double> collectivePeriodMs(const std::map<int, double>& periods) {
 namespace {
 
 // What the set-aside iterations added to the mean iteration time, per iteration (Workload::stall_ns). A run's
-// iter_ms is a mean period per rank (its slowest rank's), so the excess is taken per rank too: each rank's mean over
-// the steady iterations less its mean over the kept ones, the slowest rank's of each. Not from each iteration's
+// iter_ms is made of each rank's mean period (their mean), so the excess is taken per rank too: each rank's mean
+// over the steady iterations less its mean over the kept ones, the slowest rank's of each. Not from each iteration's
 // slowest rank: ranks stall out of phase (a rank that loses its core late in iteration 5 makes its peer wait early
 // in iteration 6), and the slowest of each iteration then counts one stall twice (the small MLP at 10 Gb/s: five
 // such iterations made 1.6 ms per iteration of what each rank's mean shows as 0.85: self-replay 21% too slow, 1% now).

@@ -37,6 +37,10 @@ private slots:
         QVERIFY(s["iter_ms"].toDouble() > 0);
         QVERIFY2(s["params_match"].toBool(), "final parameters differ between ranks");
         runId_ = s["run_id"].toInteger();
+        // One reading of the run's time: what capture printed is what the project keeps (runs, compare, replay).
+        const auto kept = pacer::profiler::readRunSummary(project_.toStdString(), runId_);
+        QVERIFY2(kept.ok(), kept.ok() ? "" : kept.status().message().c_str());
+        QCOMPARE(s["iter_ms"].toDouble(), kept.value().metrics.at("iter_ms"));
         // Once merged, the run directory (rank files, rendezvous) is gone: it would double the project's size.
         QVERIFY2(!s.contains("run_dir"), r.out.constData());
         QVERIFY2(!QDir(project_ + ".runs").exists(), "the run directory was kept after a successful merge");

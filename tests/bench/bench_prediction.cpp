@@ -114,8 +114,10 @@ struct Tally {
         for (const auto& [cell, policies] : cells)
             for (const auto& [policy, r] : policies)
                 for (std::size_t a = 0; a < r.measured.size(); ++a)
-                    for (std::size_t b = a + 1; b < r.measured.size(); ++b)
-                        gaps.push_back(std::abs(r.measured[a] - r.measured[b]) / std::min(r.measured[a], r.measured[b]));
+                    for (std::size_t b = a + 1; b < r.measured.size(); ++b) {
+                        const double x = r.measured[a], y = r.measured[b];
+                        gaps.push_back(std::abs(x - y) / std::min(x, y));
+                    }
         return gaps;
     }
 

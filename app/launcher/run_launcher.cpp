@@ -178,7 +178,6 @@ void RunLauncher::readOutput(Worker& w) {
             emit message(QStringLiteral("rank %1: %2").arg(w.rank).arg(o.value("message").toString()));
         } else if (event == "done") {
             w.done = true;
-            w.iterMs = o.value("iter_ms").toDouble();
             w.loss = o.value("loss").toDouble();
             w.paramHash = o.value("param_hash").toString();
         }
@@ -232,17 +231,27 @@ void RunLauncher::mergeAndReport() {
     if (merger_.joinable()) merger_.join();
     merger_ = std::thread([this, rankFiles = std::move(rankFiles), project = projectPath_.toStdString()] {
         qint64 runId = 0;
+        double iterMs = 0;
         QString mergeError;
         if (!rankFiles.empty()) {
             auto merged = profiler::mergeRankFiles(rankFiles, project);
             if (merged.ok()) runId = merged.value();
             else mergeError = QString::fromStdString(merged.status().message());
         }
-        QMetaObject::invokeMethod(this, [this, runId, mergeError] { report(runId, mergeError); }, Qt::QueuedConnection);
+        // The run's time as the project keeps it (the ranks' mean), so that `capture` and `runs` print one number.
+        if (runId > 0) {
+            auto summary = profiler::readRunSummary(project, runId);
+            if (!summary.ok()) mergeError = QString::fromStdString(summary.status().message());
+            else if (auto it = summary.value().metrics.find("iter_ms"); it != summary.value().metrics.end())
+                iterMs = it->second;
+            else mergeError = QStringLiteral("the merged run has no iter_ms");
+        }
+        QMetaObject::invokeMethod(this, [this, runId, iterMs, mergeError] { report(runId, iterMs, mergeError); },
+                                  Qt::QueuedConnection);
     });
 }
 
-void RunLauncher::report(qint64 runId, const QString& mergeError) {
+void RunLauncher::report(qint64 runId, double iterMs, const QString& mergeError) {
     if (merger_.joinable()) merger_.join();
     const bool ok = firstFailure_.isEmpty();
     running_ = false;
@@ -259,16 +268,14 @@ void RunLauncher::report(qint64 runId, const QString& mergeError) {
         emit failed(QStringLiteral("the run finished but its trace could not be merged: %1").arg(mergeError), 1);
         return;
     }
-    // The ranks' mean, the figure the project keeps for the run (profiler::readRunSummary), so that `capture` and
-    // `runs` print one number. Synchronised ranks share one period; their windows differ only at the ends (the
-    // last measured iteration's skew), which the mean halves and the slowest rank's figure would add.
-    double iterMs = 0;
-    bool paramsMatch = true;
-    for (const Worker& w : workers_) {
-        iterMs += w.iterMs;
-        paramsMatch = paramsMatch && w.done && w.paramHash == workers_.front().paramHash;
+    if (!mergeError.isEmpty()) {
+        emit failed(
+            QStringLiteral("run %1 was merged but its summary cannot be read: %2").arg(runId).arg(mergeError), 1);
+        return;
     }
-    iterMs /= static_cast<double>(workers_.size());
+    bool paramsMatch = true;
+    for (const Worker& w : workers_)
+        paramsMatch = paramsMatch && w.done && w.paramHash == workers_.front().paramHash;
     // Everything worth keeping is in the project now; a failed run (above) keeps its directory for diagnosis.
     if (removeRunDir_) {
         QDir(runDir_).removeRecursively();

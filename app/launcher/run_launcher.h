@@ -68,7 +68,6 @@ private:
         bool exited = false;
         int exitCode = -1;
         bool done = false;
-        double iterMs = 0;
         double loss = 0;
         QString paramHash;
     };
@@ -79,7 +78,8 @@ private:
     void killAll();
     void allExited();
     void mergeAndReport();                                  // starts the merge thread
-    void report(qint64 runId, const QString& mergeError);   // back on the launcher's thread
+    // Back on the launcher's thread; iterMs: the merged run's time as the project keeps it.
+    void report(qint64 runId, double iterMs, const QString& mergeError);
 
     bool running_ = false;
     bool cancelled_ = false;

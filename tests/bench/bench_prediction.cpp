@@ -100,7 +100,7 @@ struct PolicyRounds {
 
 // Errors and band checks, gathered over the grid.
 struct Tally {
-    std::vector<double> self, cross, widths;
+    std::vector<double> self, widths;
     // Cross predictions told the target run's compute speed (a diagnostic: they read the run they predict).
     std::vector<double> crossAtItsSpeed;
     std::vector<double> warmup;  // self-tuned runs: the warm-up's prediction against the run
@@ -144,6 +144,16 @@ struct Tally {
         return {replayErr, blindErr};
     }
 
+    // Every cross prediction's error: each policy but fifo, each round.
+    std::vector<double> crossErrors() const {
+        std::vector<double> errors;
+        for (const auto& [cell, policies] : cells)
+            for (const auto& [policy, r] : policies)
+                for (std::size_t i = 0; policy != "fifo" && i < r.measured.size(); ++i)
+                    errors.push_back(std::abs(r.fromFifo[i] - r.measured[i]) / r.measured[i]);
+        return errors;
+    }
+
     // Replay's error once each side is the median over the rounds (the rounds' predictions from fifo against the
     // policy's rounds): what the model gets wrong with the machine's run-to-run noise averaged over, a diagnostic
     // beside the per-run goal. Empty with fewer than three rounds.
@@ -151,8 +161,10 @@ struct Tally {
         std::vector<double> errors;
         for (const auto& [cell, policies] : cells)
             for (const auto& [policy, r] : policies)
-                if (policy != "fifo" && r.measured.size() >= 3)
-                    errors.push_back(std::abs(median(r.fromFifo) - median(r.measured)) / median(r.measured));
+                if (policy != "fifo" && r.measured.size() >= 3) {
+                    const double measured = median(r.measured);
+                    errors.push_back(std::abs(median(r.fromFifo) - measured) / measured);
+                }
         return errors;
     }
     void band(const Prediction& p, double measured) {
@@ -170,7 +182,7 @@ std::vector<std::string> judge(const Tally& t) {
         if (worst(v) > 0.08) missed.push_back(std::string(what) + " worst error " + std::to_string(100 * worst(v)) + "% > 8%");
     };
     check("self-replay", t.self);
-    check("cross-policy", t.cross);
+    check("cross-policy", t.crossErrors());
     if (t.predictions > 0 && t.inBand < 0.9 * t.predictions)
         missed.push_back("band holds the measured time in " + std::to_string(t.inBand) + " of " +
                          std::to_string(t.predictions) + " predictions (< 90%)");
@@ -261,7 +273,6 @@ int main(int argc, char** argv) {
                     tally.self.push_back(std::abs(selfErr));
                     tally.band(self, measured);
                     if (policy != "fifo") {
-                        tally.cross.push_back(std::abs(crossErr));
                         // The same prediction with the compute speed the target run had against the fifo run's:
                         // what is left of the error once the compute speed of each capture is set aside.
                         if (fifoSelf.computeAlone > 0 && self.computeAlone > 0) {
@@ -310,8 +321,9 @@ int main(int argc, char** argv) {
 
     std::printf("self-replay error: median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(tally.self),
                 100 * worst(tally.self), tally.self.size());
-    std::printf("cross-policy error (from fifo): median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(tally.cross),
-                100 * worst(tally.cross), tally.cross.size());
+    const std::vector<double> cross = tally.crossErrors();
+    std::printf("cross-policy error (from fifo): median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(cross),
+                100 * worst(cross), cross.size());
     if (!tally.crossAtItsSpeed.empty())
         std::printf("  the same, told each target run's compute speed (its compute alone over the fifo run's, as "
                     "--compute-speed): median %.1f%%, worst %.1f%%; the difference is mostly the machine's speed "

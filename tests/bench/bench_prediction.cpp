@@ -29,7 +29,7 @@
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the transformer sample at
 // 2.5 Gb/s, fifo and pace, two policies far apart (25 against 18-20 ms on this machine), so that the cross-policy
 // goal has a pair to judge. (The CNN's fifo and ddp stood there until 2026-12-03: 3-12% apart by then.)
-// Options: --rounds N, --iterations K, --experiment NAME (repeatable; default every sample experiment).
+// Options: --rounds N, --iterations K (default 120), --experiment NAME (repeatable; default every sample experiment).
 #include "bench_cli.h"
 
 #include <QDir>
@@ -202,7 +202,9 @@ int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each point as it is measured: a full run takes minutes
     const bool quick = quickMode(argc, argv);
     int rounds = quick ? 1 : 2;
-    QString iterations = quick ? "20" : "40";
+    // 120 iterations (40 until 2026-12-03): interleaved A/B on the CNN and transformer samples, 3 rounds, twice,
+    // the cross-policy median went 3.7/3.2% -> 2.4/2.0% and two runs of one cell 4.4/4.6% -> 2.9/3.4% apart.
+    QString iterations = quick ? "20" : "120";
     QStringList only;  // --experiment NAME (repeatable): those sample experiments alone, e.g. to leave out the slow ones
     for (int i = 1; i + 1 < argc; ++i) {
         if (QString(argv[i]) == "--rounds") rounds = std::max(1, QString(argv[i + 1]).toInt());

@@ -18,9 +18,13 @@
 namespace pacer::engine {
 namespace {
 
-// Dynamic mode's control block: one readiness flag per tensor, then rank 0's clock in 16-bit chunks (each chunk
-// is an exact float, and the others contribute 0, so the sum is rank 0's clock exactly).
+// Dynamic mode's control block: one readiness flag per tensor, then two of rank 0's clock readings in 16-bit
+// chunks (each chunk is an exact float, and the others contribute 0, so the sum is rank 0's reading exactly): as it
+// entered this collective, and as it left the control collective before this one.
 constexpr int kClockChunks = 4;
+constexpr int kControlClockFloats = 2 * kClockChunks;
+// How many of the latest exit gaps estimate the clock offset (Runtime::exitGaps_).
+constexpr std::size_t kExitGaps = 16;
 
 // The compute thread waits for reductions that the comm thread carries out, each transport call with the same
 // timeout. When a peer hangs (SIGSTOP), the comm thread's call times out and names that peer from the heartbeats
@@ -119,7 +123,7 @@ Status Runtime::reserveStaging() {
             }
     } else if (const std::size_t unit = policy_->largestUnitElements(); unit > 0) {
         // Riding readiness makes every unit two spans, packed together (runDynamicIteration).
-        largest[0] = unit + (readinessRides() ? tensors_.size() + kClockChunks : 0);
+        largest[0] = unit + (readinessRides() ? tensors_.size() + kControlClockFloats : 0);
     }
     // The transport packs for the native all-reduce (shared memory gathers in place and needs nothing); our own
     // algorithms pack into the transport's scratch themselves (execute).
@@ -316,7 +320,7 @@ Status Runtime::runPlanIteration(int gen, int channel) {
 Status Runtime::runDynamicIteration(int gen) {
     const int n = static_cast<int>(tensors_.size());
     const int ranks = transport_.size();
-    std::vector<float> control(n + kClockChunks);
+    std::vector<float> control(n + kControlClockFloats);
     UnitLedger ledger(tensors_);  // what the policy was told is ready everywhere, and what it has sent
     std::vector<bool> announced(n, false);
     std::optional<CommUnit> pendingDone;
@@ -340,8 +344,12 @@ Status Runtime::runDynamicIteration(int gen) {
         }
     };
     auto stampClock = [&](Nanos at) {
-        if (transport_.rank() == 0) encodeClock(at, control.data() + n);
-        else std::fill(control.begin() + n, control.end(), 0.0f);
+        if (transport_.rank() == 0) {
+            encodeClock(at, control.data() + n);
+            encodeClock(lastControlExit_, control.data() + n + kClockChunks);
+        } else {
+            std::fill(control.begin() + n, control.end(), 0.0f);
+        }
     };
     for (bool first = true;; first = false) {
         std::optional<RoundEvent> round;  // the stand-alone agreement round of this decision, if it needed one
@@ -383,16 +391,35 @@ Status Runtime::runDynamicIteration(int gen) {
             round->end = clockNs();
         }
         agreed = false;
+        const Nanos left = clockNs();
         const Nanos now = decodeClock(control.data() + n);
-        // The policy's clock is rank 0's, stamped as it entered the round; the round ended here after every rank
-        // had entered, so this rank's clock minus that stamp bounds the offset between the two clocks from above,
-        // and the least such bound (a round that rank 0 entered last) over this iteration's rounds and the last
-        // one's is the estimate: 0 on rank 0, the rounds' latency between ranks of one host, and between hosts it
-        // follows their clocks as they drift apart.
+        // The policy's clock is rank 0's, stamped as it entered the round. Its wake times are turned into this
+        // rank's clock by the offset between the two. Every rank leaves a collective when the last one's data has
+        // come, so the ranks' exits of one collective are one moment on every clock, and this rank's exit minus rank
+        // 0's (which the next control collective carries) is the offset, whichever rank came late: the median of
+        // the latest kExitGaps. Until one is known, the bound from this round: this rank's clock minus rank 0's
+        // stamp, the least over this iteration's rounds and the last one's. That bound also holds how long rank 0
+        // waited for the others, every round where it comes first: on the small MLP at 10 Gb/s, where rank 1's
+        // compute ran 0.2 ms behind rank 0's, rank 1 entered each Horovod tick's round 0.1-0.2 ms after rank 0 (with
+        // the exits: within the emulated round's 0.06 ms, the link emulator letting the early rank leave first).
+        const Nanos rank0Left = decodeClock(control.data() + n + kClockChunks);  // of the one before this one
+        if (rank0Left > 0 && lastControlExit_ > 0) {
+            exitGaps_.push_back(lastControlExit_ - rank0Left);
+            if (exitGaps_.size() > kExitGaps) exitGaps_.pop_front();
+        }
+        lastControlExit_ = left;
         if (first) rank0ToLocal_ = {rank0ToLocal_[1], std::numeric_limits<Nanos>::max()};
-        const Nanos bound = transport_.rank() == 0 ? 0 : clockNs() - now;
-        rank0ToLocal_[1] = std::min(rank0ToLocal_[1], bound);
-        const Nanos toLocal = std::min(rank0ToLocal_[0], rank0ToLocal_[1]);
+        rank0ToLocal_[1] = std::min(rank0ToLocal_[1], left - now);
+        Nanos toLocal = 0;
+        if (transport_.rank() != 0) {
+            if (exitGaps_.empty()) {
+                toLocal = std::min(rank0ToLocal_[0], rank0ToLocal_[1]);
+            } else {
+                std::vector<Nanos> gaps(exitGaps_.begin(), exitGaps_.end());
+                std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+                toLocal = gaps[gaps.size() / 2];
+            }
+        }
         if (first) policy_->beginIteration(now);
         if (pendingDone) policy_->onUnitDone(*pendingDone, now);
         pendingDone.reset();

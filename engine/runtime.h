@@ -97,9 +97,13 @@ private:
     void fail(Status error);
     Nanos clockNs() const;
 
-    // Dynamic order: bounds on this rank's steady clock minus rank 0's from the agreement rounds of the last
-    // iteration and of this one (comm thread only; runDynamicIteration).
+    // Dynamic order, this rank's steady clock minus rank 0's (comm thread only; runDynamicIteration): upper bounds
+    // from the agreement rounds of the last iteration and of this one, used until the exits give the offset;
+    // this rank's exit of a control collective minus rank 0's, the latest kExitGaps; this rank's last exit (0:
+    // none yet).
     std::array<Nanos, 2> rank0ToLocal_{std::numeric_limits<Nanos>::max(), std::numeric_limits<Nanos>::max()};
+    std::deque<Nanos> exitGaps_;
+    Nanos lastControlExit_ = 0;
     Transport& transport_;
     std::unique_ptr<Policy> policy_;
     std::vector<TensorInfo> tensors_;

@@ -506,6 +506,49 @@ private slots:
         QVERIFY2(endMs < 140, qPrintable(QString::number(endMs)));
     }
 
+    // A Horovod tick is one moment on every rank, whichever rank is late with its news. Each rank turns the policy's
+    // wake time (rank 0's clock) into its own clock by the offset between the two; that offset was bounded by a
+    // control collective's exit less rank 0's entry, the least over two iterations', and where rank 1 is behind in
+    // every round (its compute a little slower, as on the small MLP here: 0.2 ms of a 2.3 ms iteration) no bound is
+    // tight: rounds hold rank 1's lateness, and the unit that both enter together (the readiness rides on it) its
+    // transfer. Rank 1 slept that long past each tick (0.2 ms there), and everyone waited for it. Emulated 1 Gb/s
+    // and 0.1 ms (a 4 MB unit 32 ms, a round 0.2 ms), cycle 100 ms, rank 1's news 30 ms after rank 0's in every
+    // iteration: the round at iteration 2's tick starts on both ranks within 4 ms (it was 30 ms apart).
+    void horovodTickIsOneMomentOnEveryRank() {
+        auto transports = connectRanks(2, dir_.path() + "/tick", std::chrono::milliseconds(20000), 1, 100);
+        QVERIFY2(transports.ok(), transports.status().message().c_str());
+        const std::size_t elements = 1 << 20;
+        const auto tensors = makeTensors({elements});
+        PolicyConfig config;
+        config.name = "horovod";
+        config.cycle_ns = 100'000'000;
+        std::vector<RecordingSink> sinks(2);
+        const auto results = onEveryRank(2, [&](int r) -> Status {
+            auto p = makePolicy(config, tensors);
+            if (!p.ok()) return p.status();
+            std::vector<float> g(elements, 1.0f);
+            RuntimeOptions options;
+            options.timeout = std::chrono::milliseconds(10000);
+            Runtime runtime(*(*transports)[r], std::move(p.value()), tensors, {g.data()}, options, &sinks[r]);
+            for (int it = 0; it < 3; ++it) {
+                PACER_RETURN_IF_ERROR(runtime.beginIteration(it));
+                if (r == 1) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                runtime.gradientReady(0);
+                PACER_RETURN_IF_ERROR(runtime.waitAll());
+            }
+            return Status::success();
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        std::vector<Nanos> tickStart(2, -1);
+        for (int r = 0; r < 2; ++r)
+            for (const RoundEvent& round : sinks[r].rounds())
+                if (round.iteration == 2 && round.chose_unit) tickStart[r] = round.start;
+        QVERIFY(tickStart[0] >= 0 && tickStart[1] >= 0);
+        const double apartMs = static_cast<double>(tickStart[1] - tickStart[0]) / 1e6;
+        qInfo("iteration 2's tick: rank 1 entered its round %.2f ms after rank 0", apartMs);
+        QVERIFY2(std::abs(apartMs) < 4, qPrintable(QString::number(apartMs)));
+    }
+
     // While Horovod holds its fused work until the next tick, news changes nothing: the ranks wait for the tick and
     // hear everything in one round then, instead of a collective round per gradient, whose CPU the compute threads
     // of a CPU rank pay for. Cycle 200 ms; eight gradients announced 10 ms apart, all before the tick; so each

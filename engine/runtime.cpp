@@ -403,23 +403,23 @@ Status Runtime::runDynamicIteration(int gen) {
         // compute ran 0.2 ms behind rank 0's, rank 1 entered each Horovod tick's round 0.1-0.2 ms after rank 0 (with
         // the exits: within the emulated round's 0.06 ms, the link emulator letting the early rank leave first).
         const Nanos rank0Left = decodeClock(control.data() + n + kClockChunks);  // of the one before this one
-        if (rank0Left > 0 && lastControlExit_ > 0) {
+        if (transport_.rank() != 0 && rank0Left > 0 && lastControlExit_ > 0) {
             exitGaps_.push_back(lastControlExit_ - rank0Left);
             if (exitGaps_.size() > kExitGaps) exitGaps_.pop_front();
         }
         lastControlExit_ = left;
         if (first) rank0ToLocal_ = {rank0ToLocal_[1], std::numeric_limits<Nanos>::max()};
         rank0ToLocal_[1] = std::min(rank0ToLocal_[1], left - now);
-        Nanos toLocal = 0;
-        if (transport_.rank() != 0) {
-            if (exitGaps_.empty()) {
-                toLocal = std::min(rank0ToLocal_[0], rank0ToLocal_[1]);
-            } else {
-                std::vector<Nanos> gaps(exitGaps_.begin(), exitGaps_.end());
-                std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
-                toLocal = gaps[gaps.size() / 2];
-            }
-        }
+        // Read only where a wake time is converted (the policy holds work back), not at every decision.
+        auto toLocal = [&]() -> Nanos {
+            if (transport_.rank() == 0) return 0;
+            if (exitGaps_.empty()) return std::min(rank0ToLocal_[0], rank0ToLocal_[1]);
+            std::array<Nanos, kExitGaps> gaps{};
+            const auto end = std::copy(exitGaps_.begin(), exitGaps_.end(), gaps.begin());
+            const auto mid = gaps.begin() + (end - gaps.begin()) / 2;
+            std::nth_element(gaps.begin(), mid, end);
+            return *mid;
+        };
         if (first) policy_->beginIteration(now);
         if (pendingDone) policy_->onUnitDone(*pendingDone, now);
         pendingDone.reset();
@@ -446,7 +446,7 @@ Status Runtime::runDynamicIteration(int gen) {
             // came later), and counting from its end put every Horovod tick that much behind the cycle it keeps
             // (0.25 ms a tick, a tenth of the small MLP's iteration, on 2 CPU ranks here).
             if (const Nanos w = policy_->wakeTime(); w != kNever)
-                wake = Clock::time_point(std::chrono::nanoseconds(std::max(w, now) + toLocal));
+                wake = Clock::time_point(std::chrono::nanoseconds(std::max(w, now) + toLocal()));
             continue;
         }
         PACER_RETURN_IF_ERROR(ledger.admit(policy_->name(), *unit));

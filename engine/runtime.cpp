@@ -389,6 +389,7 @@ Status Runtime::runDynamicIteration(int gen) {
             stampClock(round->start);
             PACER_RETURN_IF_ERROR(transport_.allreduce(control.data(), control.size()));
             round->end = clockNs();
+            round->cpu = threadCpuSincePrevious();
         }
         agreed = false;
         const Nanos left = clockNs();

@@ -14,8 +14,8 @@ struct CommEvent {
     Nanos start = 0;  // steady_clock, ns since its epoch (CLOCK_MONOTONIC on Linux)
     Nanos end = 0;
     int channel = 0;  // which of the runtime's channels carried it (RuntimeOptions::channels)
-    // CPU time of the thread that ran it, since that thread's previous collective ended: the collective and the
-    // decisions and agreement rounds that led to it (its sleeps cost nothing). What it takes from compute on CPU
+    // CPU time of the thread that ran it, since that thread's previous collective or agreement round ended: the
+    // collective and the decisions that led to it (its sleeps cost nothing). What it takes from compute on CPU
     // ranks whose cores are busy (Workload::comm_cpu). Gloo's I/O threads are not counted.
     Nanos cpu = 0;
 };
@@ -34,6 +34,9 @@ struct RoundEvent {
     Nanos end = 0;
     std::int64_t bytes = 0;  // what the round reduced: the readiness flags and rank 0's clock
     bool chose_unit = false;
+    // CPU time of the comm thread since its previous collective or round: the wait for news and the round (as
+    // CommEvent::cpu). The unit a round chose counts its own CPU from the round's end.
+    Nanos cpu = 0;
 };
 
 class TraceSink {

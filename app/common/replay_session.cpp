@@ -53,7 +53,7 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
         const auto it = run.metrics.find(key);
         return it != run.metrics.end() && it->second >= 0 ? it->second : 0.0;
     };
-    observed.comm_cpu = {metric("comm_cpu_alpha_ns"), metric("comm_cpu_ns_per_byte")};
+    observed.comm_cpu = {metric("comm_cpu_alpha_ns"), metric("comm_cpu_ns_per_byte"), metric("comm_cpu_round_ns")};
     if (!experiment.is_object()) return;
     const bool planOrder = ranInPlanOrder(experiment, tuned);
     observed.readiness_rides_on_units = engine::readinessRidesOnUnits(planOrder, true);

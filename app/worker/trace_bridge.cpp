@@ -54,7 +54,13 @@ void TraceBridge::onRound(const engine::RoundEvent& e) {
     if (enabled_)
         tracer_.record(EventKind::Agreement, commTracks_.front(), roundName_, e.start, e.end, e.iteration, -1, -1, -1,
                        e.bytes);
-    keep(engine::ObservedSpan::Round, e.iteration, -1, -1, e.start, e.end, -1, e.bytes);
+    keep(engine::ObservedSpan::Round, e.iteration, -1, -1, e.start, e.end, -1, e.bytes, measureCpu_ ? e.cpu : -1);
+    if (measureCpu_) {
+        std::lock_guard lock(cpuMutex_);
+        if (e.iteration < cpuFrom_) return;
+        roundCpu_.first += static_cast<double>(e.cpu);
+        roundCpu_.second += 1;
+    }
 }
 
 void TraceBridge::measureCommCpu(bool on) { measureCpu_ = on; }
@@ -63,11 +69,12 @@ void TraceBridge::countCommCpuFrom(int iteration) {
     std::lock_guard lock(cpuMutex_);
     cpuFrom_ = iteration;
     cpuBySize_.clear();
+    roundCpu_ = {0, 0};
 }
 
 engine::CommCpu TraceBridge::commCpu() const {
     std::lock_guard lock(cpuMutex_);
-    return engine::fitCommCpu(cpuBySize_);
+    return engine::fitCommCpu(cpuBySize_, roundCpu_);
 }
 
 void TraceBridge::forward(int layer, int iteration, std::int64_t start, std::int64_t end) {

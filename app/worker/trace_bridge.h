@@ -72,6 +72,7 @@ private:
     mutable std::mutex cpuMutex_;  // several channels' threads report at once
     int cpuFrom_ = 1;
     std::map<double, std::pair<double, double>> cpuBySize_;  // bytes -> (CPU ns, collectives), iterations >= cpuFrom_
+    std::pair<double, double> roundCpu_{0, 0};                // stand-alone agreement rounds: (CPU ns, rounds)
 };
 
 }  // namespace pacer::worker

@@ -514,6 +514,7 @@ private:
         if (const engine::CommCpu cpu = bridge_->commCpu(); cpu.any()) {  // replay reads it (replay_session.cpp)
             check(writer_->setMetric("comm_cpu_alpha_ns", cpu.alpha_ns));
             check(writer_->setMetric("comm_cpu_ns_per_byte", cpu.ns_per_byte));
+            check(writer_->setMetric("comm_cpu_round_ns", cpu.round_ns));
         }
         check(flushTraces(true));
         check(writer_->close());

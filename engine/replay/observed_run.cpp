@@ -66,7 +66,8 @@ struct Counted {
 
 // What each rank's collectives took from its compute (Workload::comm_cpu): a collective's CPU work begins when the
 // last rank has joined it (before that its thread sleeps in a barrier) and is spread evenly up to its end on this
-// rank. Ranks share the cores alike, so a rank's compute is charged with its own collectives' CPU.
+// rank; a stand-alone round's over its span (CommCpu::round_ns). Ranks share the cores alike, so a rank's compute
+// is charged with its own collectives' CPU.
 class CpuTakenFromCompute {
 public:
     CpuTakenFromCompute(const ObservedRun& run, const CommCpu& model) {
@@ -78,6 +79,11 @@ public:
                 join = std::max(join, s.start);
             }
         for (const ObservedSpan& s : run.spans) {
+            if (s.kind == ObservedSpan::Round && s.end > s.start && model.round_ns > 0) {
+                Rank& r = ranks_[s.rank];
+                r.uses.push_back({s.start, s.end, model.roundDensity(s.end - s.start)});
+                r.longest = std::max(r.longest, s.end - s.start);
+            }
             if (s.kind != ObservedSpan::Comm) continue;
             const Nanos from = std::max(s.start, lastJoin[{s.iteration, s.tensor, s.segment, s.bytes}]);
             if (s.end <= from) continue;
@@ -766,19 +772,28 @@ CommCpu fitCommCpu(const ObservedRun& run) {
     });
     if (!measured && !run.comm_cpu.any()) return run.comm_cpu;
     SizeMeans bySize;  // bytes -> (sum of CPU ns, count)
-    for (const ObservedSpan& s : run.spans)
-        if (s.kind == ObservedSpan::Comm && s.bytes > 0 && counts(s.iteration) && (!measured || s.cpu >= 0)) {
+    std::pair<double, double> rounds{0, 0};  // (sum of CPU ns, count)
+    for (const ObservedSpan& s : run.spans) {
+        if (!counts(s.iteration)) continue;
+        if (s.kind == ObservedSpan::Comm && s.bytes > 0 && (!measured || s.cpu >= 0)) {
             auto& [sum, count] = bySize[static_cast<double>(s.bytes)];
             sum += measured ? static_cast<double>(s.cpu) : run.comm_cpu.at(static_cast<std::size_t>(s.bytes));
             count += 1;
+        } else if (s.kind == ObservedSpan::Round && measured && s.cpu >= 0) {
+            rounds.first += static_cast<double>(s.cpu);
+            rounds.second += 1;
         }
-    return bySize.empty() ? run.comm_cpu : fitCommCpu(bySize);
+    }
+    if (bySize.empty()) return run.comm_cpu;
+    if (!measured) rounds = {run.comm_cpu.round_ns, 1};
+    return fitCommCpu(bySize, rounds);
 }
 
-CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize) {
+CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize, std::pair<double, double> rounds) {
     if (cpuBySize.empty()) return {};
     const CostModel line = fitWeighted(cpuBySize);  // the same line as the collectives' times
-    return CommCpu{std::max(0.0, line.alpha_ns), std::max(0.0, line.ns_per_byte)};
+    return CommCpu{std::max(0.0, line.alpha_ns), std::max(0.0, line.ns_per_byte),
+                   rounds.second > 0 ? std::max(0.0, rounds.first / rounds.second) : 0.0};
 }
 
 Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& only) {

@@ -34,7 +34,8 @@ struct ObservedSpan {
     Nanos start = 0;
     Nanos end = 0;
     // Comm: the CPU time the collective's thread spent on it and on the decisions since its previous one
-    // (engine/runtime.cpp), where it comes out of compute (Workload::comm_cpu); -1 when not measured.
+    // (engine/runtime.cpp), where it comes out of compute (Workload::comm_cpu); Round: the round's and the wait's
+    // before it (CommCpu::round_ns); -1 when not measured.
     Nanos cpu = -1;
     int lane = 0;  // Comm: which of its rank's comm lanes carried it (plan order: unit k on channel k mod channels)
 };
@@ -59,10 +60,13 @@ struct ObservedRun {
 };
 
 // The CPU a collective takes from compute, fitted (least squares in its bytes) over the counted iterations' Comm
-// spans that carry `cpu`; the run's own `comm_cpu` when none do.
+// spans that carry `cpu`, and a round's, the mean over their Round spans that do; the run's own `comm_cpu` when
+// none do.
 CommCpu fitCommCpu(const ObservedRun& run);
-// The same fit from per-size sums: bytes -> (sum of CPU ns, collectives), as a worker accumulates them.
-CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize);
+// The same fit from per-size sums: bytes -> (sum of CPU ns, collectives), as a worker accumulates them, and the
+// rounds' (sum of CPU ns, rounds).
+CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize,
+                   std::pair<double, double> rounds = {0, 0});
 
 // Per-layer times, net of what the run's collectives took from compute (fitCommCpu): per iteration the slowest rank's
 // time (a collective waits for the slowest rank), then the mean over the steady iterations (the first is left out when

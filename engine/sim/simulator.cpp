@@ -90,6 +90,14 @@ public:
         if (!active() || end <= start) return;
         units_.push_back({start, end, model_.density(bytes, end - start)});
     }
+    // A stand-alone agreement round over [start, end), with the CPU the model gives it (CommCpu::round_ns).
+    void roundIssued(Nanos start, Nanos end) {
+        if (model_.round_ns <= 0 || end <= start) return;
+        units_.push_back({start, end, model_.roundDensity(end - start)});
+    }
+    // Whether rounds have a CPU figure of their own; without one (runs traced before 2026-12-04) a unit's CPU
+    // includes the round that chose it, and is spread over both.
+    bool roundsApart() const { return model_.round_ns > 0; }
     // `count` units of `bytes` each, back to back from `start`, each lasting `each`: the same density all along, so
     // one use stands for them all.
     void unitsIssued(Nanos start, Nanos each, std::size_t count, std::size_t bytes) {
@@ -466,6 +474,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                     afterRound = false;
                     if (roundNs > 0) {
                         result.events.push_back(roundEvent(k, now, now + roundNs));
+                        taken.roundIssued(now, now + roundNs);
                         now += roundNs;
                         continue;
                     }
@@ -526,7 +535,12 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                 end = std::max(end, wireFree + wire);
                 wireFree = end;
             }
-            taken.unitIssued(busyFrom, end, unit->bytes());
+            if (unitStart > now && taken.roundsApart()) {  // a round chose it
+                taken.roundIssued(now, unitStart);
+                taken.unitIssued(unitStart, end, unit->bytes());
+            } else {
+                taken.unitIssued(busyFrom, end, unit->bytes());
+            }
             Nanos lastStart = now;  // of the last unit this step sends
             int units = 1;
             std::size_t unitElements = 0;

@@ -21,19 +21,31 @@ struct LayerTimes {
 };
 
 // CPU ranks whose cores the compute threads keep busy: the CPU time a collective's thread spends (copies, adds,
-// barrier spins, agreement rounds, wake-ups) comes out of the compute stream, since the communication threads run
-// at a higher priority (app/worker/training_run.cpp lowers compute). Measured per collective with the thread's
-// CPU clock (engine/runtime.cpp) and fitted as a line in the collective's bytes. Zero where compute loses nothing
-// to communication: GPUs, profiles, hosts with cores to spare.
+// barrier spins, wake-ups) comes out of the compute stream, since the communication threads run at a higher
+// priority (app/worker/training_run.cpp lowers compute). Measured per collective with the thread's CPU clock
+// (engine/runtime.cpp) and fitted as a line in the collective's bytes. Zero where compute loses nothing to
+// communication: GPUs, profiles, hosts with cores to spare.
+//
+// Dynamic order's stand-alone agreement rounds (RoundEvent) are measured apart, with the wait for news before
+// them: a round costs the CPU of a small collective and more (small MLP over shared memory, 10 Gb/s: 60-120 us
+// against 30-50 us for a 16 KiB unit that followed another), and a schedule of few units after rounds (fifo) has
+// far more rounds per unit than one of many segments back to back (pace). Folded into the units' line, fifo's
+// rounds priced every segment of pace at twice its CPU. Runs traced before 2026-12-04 have no round figure
+// (round_ns 0): their rounds are in the units' line, as they were measured.
 struct CommCpu {
     double alpha_ns = 0;      // per collective
     double ns_per_byte = 0;
-    bool any() const { return alpha_ns > 0 || ns_per_byte > 0; }
+    double round_ns = 0;      // per stand-alone agreement round, with the wait for news before it
+    bool any() const { return alpha_ns > 0 || ns_per_byte > 0 || round_ns > 0; }
     double at(std::size_t bytes) const { return alpha_ns + ns_per_byte * static_cast<double>(bytes); }
     // A collective's CPU spread evenly over `span` ns of it (extraction and simulation alike): CPU ns per ns, at
     // most one core.
-    double density(std::size_t bytes, Nanos span) const {
-        return span > 0 ? std::min(1.0, at(bytes) / static_cast<double>(span)) : 0.0;
+    double density(std::size_t bytes, Nanos span) const { return spread(at(bytes), span); }
+    double roundDensity(Nanos span) const { return spread(round_ns, span); }
+
+private:
+    static double spread(double cpu, Nanos span) {
+        return span > 0 ? std::min(1.0, cpu / static_cast<double>(span)) : 0.0;
     }
 };
 

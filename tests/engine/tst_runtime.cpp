@@ -596,6 +596,66 @@ private slots:
         }
     }
 
+    // A stand-alone agreement round's CPU is the round's (RoundEvent::cpu), not the unit's it chose: folded into the
+    // units, a fifo run's rounds (one before most of its few units) priced every segment of a pace run at the
+    // round's CPU too (small MLP over shared memory at 10 Gb/s: a unit after a round 105 us, one after another unit
+    // 30-50 us), and replay predicted pace 10-25% too slow. Here each round burns 5 ms of the comm thread's CPU (a
+    // round is the only collective of a few floats); the unit it chose reports what it spent itself.
+    void aRoundsCpuIsItsOwn() {
+        class BurningRounds : public ForwardingRank {
+        public:
+            using ForwardingRank::ForwardingRank;
+            Status allreduceOn(int channel, float* data, std::size_t count) override {
+                if (count < 64) burn(std::chrono::milliseconds(5));
+                return inner_.allreduceOn(channel, data, count);
+            }
+
+        private:
+            static void burn(std::chrono::nanoseconds cpu) {
+                const auto now = [] {
+                    timespec ts{};
+                    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+                    return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+                };
+                const auto until = now() + cpu;
+                while (now() < until) {
+                }
+            }
+        };
+        auto* transports = group(2);
+        QVERIFY(transports);
+        const std::size_t elements = 4096;
+        const auto tensors = makeTensors({elements});
+        PolicyConfig config;
+        config.name = "fifo";
+        std::vector<RecordingSink> sinks(2);
+        const auto results = onEveryRank(2, [&](int r) -> Status {
+            BurningRounds burning(*(*transports)[r]);
+            auto p = makePolicy(config, tensors);
+            if (!p.ok()) return p.status();
+            std::vector<float> g(elements, 1.0f);
+            RuntimeOptions options;
+            options.timeout = std::chrono::milliseconds(10000);
+            Runtime runtime(burning, std::move(p.value()), tensors, {g.data()}, options, &sinks[r]);
+            for (int it = 0; it < 3; ++it) {
+                PACER_RETURN_IF_ERROR(runtime.beginIteration(it));
+                runtime.gradientReady(0);
+                PACER_RETURN_IF_ERROR(runtime.waitAll());
+            }
+            return Status::success();
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
+        for (int r = 0; r < 2; ++r) {
+            const std::vector<RoundEvent> rounds = sinks[r].rounds();
+            const std::vector<CommEvent> units = sinks[r].events();
+            QVERIFY(!rounds.empty() && units.size() == 3);
+            for (const RoundEvent& round : rounds)
+                QVERIFY2(round.cpu >= 4'500'000, qPrintable(QString("a round's CPU: %1 us").arg(round.cpu / 1e3)));
+            for (const CommEvent& unit : units)
+                QVERIFY2(unit.cpu < 2'500'000, qPrintable(QString("a unit's CPU: %1 us").arg(unit.cpu / 1e3)));
+        }
+    }
+
     void ddpKeepsItsBarrier() {
         // Under ddp, waitReduced of a tensor whose bucket is done still waits for the whole iteration: it may only
         // return after the last gradient (tensor 0, in the last bucket) has been announced.

@@ -276,6 +276,72 @@ private slots:
         QVERIFY2(error < 0.02, qPrintable(QString::number(error)));
     }
 
+    // Dynamic order's stand-alone rounds take CPU of their own (CommCpu::round_ns), measured apart from the units'
+    // (RoundEvent::cpu). A fifo run has a round before most of its few units, a pace run in 16 KiB segments dozens
+    // of units back to back per round: the fit must tell the two apart, and extraction and simulation must charge a
+    // round's CPU alike, or the pace run predicted from the fifo run is off by what the rounds took (on the small
+    // MLP over shared memory, folded into the units' line, 10-25% too slow).
+    void roundsTakeCpuOfTheirOwn() {
+        Workload truth = syntheticModel(8, 4'096, 100'000, 400'000);  // as much compute as pace's communication
+        truth.readiness_rides_on_units = true;
+        truth.comm_cpu = {40'000, 0.1, 100'000};
+        CostModel cost{70'000, 0.8, {}};
+        cost.first_unit_extra_ns = 70'000;
+        PolicyConfig fifo, pace;
+        fifo.name = "fifo";
+        pace.name = "pace";
+        pace.segment_bytes = 16 << 10;
+        Result<ReplayResult> runFifo = replay(truth, cost, fifo, WhatIf{}, SimOptions{8, 2});
+        Result<ReplayResult> runPace = replay(truth, cost, pace, WhatIf{}, SimOptions{8, 2});
+        QVERIFY(runFifo.ok() && runPace.ok());
+        // As a worker keeps them: every span with its own CPU, no stored line.
+        ObservedRun observed = toObservedRun(truth, runFifo.value().sim, "fifo");
+        observed.comm_cpu = {};
+        int rounds = 0;
+        for (ObservedSpan& s : observed.spans) {
+            if (s.kind == ObservedSpan::Comm) s.cpu = std::llround(truth.comm_cpu.at(static_cast<std::size_t>(s.bytes)));
+            if (s.kind == ObservedSpan::Round) s.cpu = 100'000, ++rounds;
+        }
+        QVERIFY(rounds > 0);
+        const CommCpu fit = fitCommCpu(observed);
+        QVERIFY2(qAbs(fit.alpha_ns - 40'000) < 400 && qAbs(fit.ns_per_byte - 0.1) < 0.001 &&
+                     qAbs(fit.round_ns - 100'000) < 1,
+                 qPrintable(QString("%1 ns + %2 ns/B, round %3 ns").arg(fit.alpha_ns).arg(fit.ns_per_byte).arg(fit.round_ns)));
+        // Measured as before 2026-12-04: each round's CPU in the unit after it.
+        ObservedRun folded = observed;
+        for (ObservedSpan& s : folded.spans) s.cpu = -1;
+        std::map<std::pair<int, int>, Nanos> pending;  // (rank, iteration) -> CPU of the rounds since the last unit
+        std::vector<ObservedSpan*> byStart;
+        for (ObservedSpan& s : folded.spans) byStart.push_back(&s);
+        std::stable_sort(byStart.begin(), byStart.end(), [](auto* a, auto* b) { return a->start < b->start; });
+        for (ObservedSpan* s : byStart) {
+            if (s->kind == ObservedSpan::Round) pending[{s->rank, s->iteration}] += 100'000;
+            if (s->kind == ObservedSpan::Comm) {
+                s->cpu = std::llround(truth.comm_cpu.at(static_cast<std::size_t>(s->bytes))) + pending[{s->rank, s->iteration}];
+                pending[{s->rank, s->iteration}] = 0;
+            }
+        }
+        {  // the case tells the two measurements apart: folded, fifo's rounds price pace's segments too dear
+            Result<ReplayResult> predicted =
+                replay(extractWorkload(folded).value(), fitCostModel(folded).value(), pace, WhatIf{});
+            QVERIFY(predicted.ok());
+            const double error = predicted.value().sim.figures.iter_ms / runPace.value().sim.figures.iter_ms - 1;
+            qInfo("rounds folded into units: fifo -> pace predicted %.3f ms (%+.0f%%)",
+                  predicted.value().sim.figures.iter_ms, 100 * error);
+            QVERIFY2(error > 0.10, qPrintable(QString::number(error)));
+        }
+        for (const PolicyConfig& target : {fifo, pace}) {
+            Result<ReplayResult> predicted =
+                replay(extractWorkload(observed).value(), fitCostModel(observed).value(), target, WhatIf{});
+            QVERIFY(predicted.ok());
+            const double truthMs = (target.name == "fifo" ? runFifo : runPace).value().sim.figures.iter_ms;
+            const double error = qAbs(predicted.value().sim.figures.iter_ms / truthMs - 1);
+            qInfo("fifo -> %s: predicted %.3f ms, simulated %.3f ms", target.name.c_str(),
+                  predicted.value().sim.figures.iter_ms, truthMs);
+            QVERIFY2(error < 0.02, qPrintable(QString::number(error)));
+        }
+    }
+
     // A traced round is a collective of a few hundred bytes over the same transport, so it is one more size for the
     // cost line. A DDP run of the small model shows two or three bucket sizes, too few for a fixed cost per call
     // (fitWeighted puts the line through the origin), and fifo's eight small units were priced too cheap; with the

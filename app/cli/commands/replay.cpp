@@ -119,6 +119,7 @@ int runReplay(const Args& args) {
     // What each collective takes from compute on busy CPU ranks (0 where it takes nothing): engine::CommCpu.
     out["comm_cpu_us"] = source.workload.comm_cpu.alpha_ns / 1e3;
     out["comm_cpu_ns_per_byte"] = source.workload.comm_cpu.ns_per_byte;
+    out["comm_cpu_round_us"] = source.workload.comm_cpu.round_ns / 1e3;  // per stand-alone agreement round
     out["units_per_iteration"] = result.sim.order.size();
     // The run's own schedule in plan order follows the plan the run was given, read from its trace (app::ReplayInput).
     out["follows_recorded_plan"] = !result.config.plan.empty();

@@ -264,6 +264,7 @@ Nanos threadCpuSincePrevious() {
 void Runtime::commLoop(int channel) {
     // On CPU ranks this thread stands in for a NIC: its wake-ups must not wait for a compute thread's slice.
     if (!options_.gpu) (void)requestShortSlice();
+    (void)requestPreciseTimers();
     for (int gen = 1;; ++gen) {
         {
             std::unique_lock lock(mutex_);

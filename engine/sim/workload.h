@@ -27,7 +27,7 @@ struct LayerTimes {
 // communication: GPUs, profiles, hosts with cores to spare.
 //
 // Dynamic order's stand-alone agreement rounds (RoundEvent) are measured apart, with the wait for news before
-// them: a round costs the CPU of a small collective and more (small MLP over shared memory, 10 Gb/s: 60-120 us
+// them: a round costs the CPU of a small collective and more (small MLP over shared memory, 10 Gb/s: 45-90 us
 // against 30-50 us for a 16 KiB unit that followed another), and a schedule of few units after rounds (fifo) has
 // far more rounds per unit than one of many segments back to back (pace). Folded into the units' line, fifo's
 // rounds priced every segment of pace at twice its CPU. Runs traced before 2026-12-04 have no round figure

@@ -5,6 +5,7 @@
 #if PACER_HAVE_CUPTI
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -94,6 +95,16 @@ Result<std::int64_t> measureOffset() {
     }
     return best;
 }
+
+// NVTX ranges reach CUPTI only through NVTX's injection hook: the first NVTX call in the process loads the library
+// that NVTX_INJECTION64_PATH names. Point it at the libcupti this process already uses, unless the user (or Nsight
+// Systems, which injects itself) set it. Must run before the process's first NVTX call; the segment ranges come later.
+void routeNvtxToCupti() {
+    if (std::getenv("NVTX_INJECTION64_PATH")) return;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) && info.dli_fname && *info.dli_fname)
+        setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+}
 }  // namespace
 
 Result<std::unique_ptr<CuptiTracer>> CuptiTracer::start(int rank, int firstTrackId) {
@@ -107,6 +118,7 @@ Result<std::unique_ptr<CuptiTracer>> CuptiTracer::start(int rank, int firstTrack
     if (!gActive.compare_exchange_strong(expected, state.get()))
         return errorStatus("CUPTI tracer: already running in this process (CUPTI allows one subscriber)");
     Status s = [&]() -> Status {
+        routeNvtxToCupti();
         PACER_CUPTI_CHECK(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted));
         for (CUpti_ActivityKind kind : kKinds) PACER_CUPTI_CHECK(cuptiActivityEnable(kind));
         return okStatus();

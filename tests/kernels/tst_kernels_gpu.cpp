@@ -1,6 +1,6 @@
 // Device checks: the CPU pack/unpack/scale helpers always; with a GPU, the CUDA backend against the CPU on
-// identical inputs (forward loss, every parameter gradient, one optimizer step) for every family, the CUDA
-// pack helpers, and one timed training step per family. Without a GPU the GPU checks QSKIP with the reason.
+// identical inputs (forward loss, every parameter gradient, optimizer steps from identical gradients) for every
+// family, the CUDA pack helpers, and one timed training step per family. Without a GPU the GPU checks QSKIP with the reason.
 #include "kernels/dataset.h"
 #include "kernels/model.h"
 #include "kernels/optimizer.h"
@@ -114,13 +114,28 @@ private slots:
                 const double e = relDiff(gg[p], gc[p]);
                 QVERIFY2(e <= 1e-4, qPrintable(QString("%1 gradient differs by %2").arg(params[p].name.c_str()).arg(e)));
             }
+            // Both optimizers step from the CPU's gradients. Stepping each from its own, the transformer's values
+            // differed by more than 1e-4 on the first GPU run (H200, 2026-12-04) while every gradient agreed:
+            // Adam divides each element by its own magnitude, so an element whose gradient is rounding noise
+            // moves by up to +-lr with a sign set by the order of the sums. Fed identical gradients, the two
+            // optimizers must agree as closely as the passes above.
+#if PACER_HAVE_CUDA
+            const auto gpuParams = gpu->parameters();
+            for (std::size_t p = 0; p < gpuParams.size(); ++p)
+                QCOMPARE(cudaMemcpy(gpuParams[p].grad, gc[p].data(), gc[p].size() * sizeof(float), cudaMemcpyHostToDevice),
+                         cudaSuccess);
+#endif
             for (std::size_t p = 0; p < params.size(); ++p) {
                 cpuOpt->update(int(p), 1.f);
                 gpuOpt->update(int(p), 1.f);
             }
         }
         const auto vc = cpu->parameterValues(), vg = gpu->parameterValues();
-        for (std::size_t p = 0; p < vc.size(); ++p) QVERIFY(relDiff(vg[p], vc[p]) <= 1e-4);
+        const auto params = cpu->parameters();
+        for (std::size_t p = 0; p < vc.size(); ++p) {
+            const double e = relDiff(vg[p], vc[p]);
+            QVERIFY2(e <= 1e-4, qPrintable(QString("%1 after two steps differs by %2").arg(params[p].name.c_str()).arg(e)));
+        }
         // Gradient-ready events exist on the GPU and have completed by now.
 #if PACER_HAVE_CUDA
         for (std::size_t p = 0; p < vc.size(); ++p) {

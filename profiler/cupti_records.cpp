@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "profiler/kernel_name.h"
+
 namespace pacer::profiler {
 
 CuptiRecordConverter::CuptiRecordConverter(int rank, int firstTrackId, std::int64_t gpuToMonotonicOffsetNs)
@@ -45,7 +47,7 @@ bool CuptiRecordConverter::add(const CUpti_Activity* record) {
             const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
             const int t = track(TrackKind::CudaStream, k->deviceId, k->streamId,
                                 "device " + std::to_string(k->deviceId) + " stream " + std::to_string(k->streamId));
-            push(EventKind::Kernel, t, k->start, k->end, k->name ? k->name : "kernel", k->correlationId, 0);
+            push(EventKind::Kernel, t, k->start, k->end, k->name ? kernelDisplayName(k->name) : "kernel", k->correlationId, 0);
             return true;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {

@@ -7,6 +7,7 @@
 
 #include "profiler/cupti_records.h"
 #include "profiler/cupti_tracer.h"
+#include "profiler/kernel_name.h"
 #include "profiler/rank_file.h"
 #include "profiler/project.h"
 
@@ -125,6 +126,38 @@ private slots:
         QCOMPARE(run->events.size(), std::size_t{2});
         auto sum = readRunSummary(file, 0);
         QCOMPARE(sum->dropped, std::uint64_t{3});
+    }
+
+    // Symbols as CUPTI reported them on an H200 (2026-12-04), and NCCL's kernel as CUDA mangles it: the analysis
+    // tells communication from compute by a kernel name starting with "nccl".
+    void kernelsAreNamedAsNsightNamesThem_data() {
+        QTest::addColumn<QString>("symbol");
+        QTest::addColumn<QString>("shown");
+        QTest::newRow("own kernel in an anonymous namespace")
+            << "_ZN5pacer7kernels4cuda43_GLOBAL__N__7f9c301a_10_kernels_cu_f8e9052f8addBiasKEPfPKfmi" << "addBiasK";
+        QTest::newRow("template keeps its arguments")
+            << "_ZN7cutlass7Kernel2I41cutlass_80_simt_sgemm_64x64_8x5_nn_align1EEvNT_6ParamsE"
+            << "Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nn_align1>";
+        QTest::newRow("NCCL kernel") << "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"
+                                     << "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+        QTest::newRow("cuBLAS name is not mangled")
+            << "sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas"
+            << "sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas";
+        QTest::newRow("not demangleable is kept") << "_Zbroken" << "_Zbroken";
+    }
+    void kernelsAreNamedAsNsightNamesThem() {
+        QFETCH(QString, symbol);
+        QFETCH(QString, shown);
+        QCOMPARE(QString::fromStdString(kernelDisplayName(symbol.toStdString())), shown);
+        // Through the converter too: the stored kernel event carries the shown name.
+        CuptiRecordConverter conv(0, 1, 0);
+        auto k = zeroed<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        const std::string name = symbol.toStdString();
+        k.start = 1'000; k.end = 2'000; k.name = name.c_str();
+        QVERIFY(conv.add(asRecord(&k)));
+        const auto events = conv.takeEvents();
+        QCOMPARE(events.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(events.front().name), shown);
     }
 
     void tracerStartsOrSaysNoGpu() {

@@ -7,8 +7,9 @@
 //
 // The point-to-point layer (engine/transport/point_to_point.h) posts each round as ncclSend/ncclRecv in one group
 // (NCCL matches a pair's messages in issue order, and every algorithm issues its ops in tag order on both sides)
-// and adds received blocks with cublasSaxpy on the communication stream. Built and compiled here; it has not run
-// on a GPU in this project yet.
+// and adds received blocks with cublasSaxpy on the communication stream. The communicator, all-reduce and broadcast
+// ran with one rank on an H200 (scripts/gpu-check, 2026-12-04); the point-to-point layer needs two GPUs and has not
+// run on any yet.
 #include "pacer/config.h"
 
 #include "engine/transport/transport.h"

@@ -376,6 +376,7 @@ private:
         const int iterations = e.iterations;
         updated_.assign(tensors_.size(), true);
         iterationStart_.assign(iterations + 1, 0);
+        iterationThread_.assign(iterations + 1, ThreadUse{});
         int it = 0;
         std::int64_t forwardStart = 0, backwardStart = 0;
         bool begun = false;
@@ -418,6 +419,7 @@ private:
         for (it = 0; it < iterations; ++it) {
             if (it == e.warmupIterations && s_.switchAfterWarmup) switchAfterWarmup(it);
             iterationStart_[it] = nowNs();
+            iterationThread_[it] = threadUse();
             begun = false;
             const kernels::Batch batch = data_->batch(it, o_.rank, o_.worldSize, e.batchPerRank);
             lastLoss_ = model_->trainStep(batch, hooks);
@@ -428,6 +430,7 @@ private:
         // The last iteration ends when its updates are applied.
         for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, iterations);
         iterationStart_[iterations] = nowNs();
+        iterationThread_[iterations] = threadUse();
         check(runtime_->waitAll());  // the comm thread's closing round, so that no peer sees an abort
         bridge_->iteration(iterations - 1, iterationStart_[iterations - 1], iterationStart_[iterations]);
     }
@@ -511,6 +514,15 @@ private:
         check(writer_->setMetric("param_hash_lo", static_cast<double>(hash & 0xffffffffu)));
         check(writer_->setMetric("dropped_events", static_cast<double>(tracer_.dropped())));
         if (boundCpu_ >= 0) check(writer_->setMetric("compute_cpu", boundCpu_));
+        // What the compute thread itself used over the same window as iter_ms: its CPU time, and how often the
+        // scheduler took its core away (for the comm threads, on CPU ranks). Wall time less CPU time is what it
+        // waited or was preempted; CPU time above a run's alone is what sharing the caches and cores cost it.
+        {
+            const ThreadUse& a = iterationThread_[first];
+            const ThreadUse& b = iterationThread_[last];
+            check(writer_->setMetric("compute_thread_cpu_ms", static_cast<double>(b.cpu_ns - a.cpu_ns) / (last - first) / 1e6));
+            check(writer_->setMetric("compute_thread_preemptions", static_cast<double>(b.preemptions - a.preemptions) / (last - first)));
+        }
         if (const engine::CommCpu cpu = bridge_->commCpu(); cpu.any()) {  // replay reads it (replay_session.cpp)
             check(writer_->setMetric("comm_cpu_alpha_ns", cpu.alpha_ns));
             check(writer_->setMetric("comm_cpu_ns_per_byte", cpu.ns_per_byte));
@@ -548,6 +560,17 @@ private:
     bool allReduced_ = false;
     std::vector<bool> updated_;
     std::vector<std::int64_t> iterationStart_;
+    struct ThreadUse {
+        std::int64_t cpu_ns = 0;       // the calling thread's user + system time
+        std::int64_t preemptions = 0;  // its involuntary context switches
+    };
+    static ThreadUse threadUse() {
+        rusage u{};
+        if (getrusage(RUSAGE_THREAD, &u) != 0) return {};
+        const auto ns = [](const timeval& t) { return std::int64_t(t.tv_sec) * 1'000'000'000 + std::int64_t(t.tv_usec) * 1000; };
+        return {ns(u.ru_utime) + ns(u.ru_stime), u.ru_nivcsw};
+    }
+    std::vector<ThreadUse> iterationThread_;  // at each iteration's start, on the compute thread
     float lastLoss_ = 0;
 };
 

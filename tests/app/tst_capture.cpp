@@ -41,6 +41,14 @@ private slots:
         const auto kept = pacer::profiler::readRunSummary(project_.toStdString(), runId_);
         QVERIFY2(kept.ok(), kept.ok() ? "" : kept.status().message().c_str());
         QCOMPARE(s["iter_ms"].toDouble(), kept.value().metrics.at("iter_ms"));
+        // The compute thread's own CPU per iteration, over the window of iter_ms: some, and no more than the wall
+        // time of that window (one thread); its preemptions are a count.
+        const auto& m = kept.value().metrics;
+        QVERIFY(m.count("compute_thread_cpu_ms") && m.count("compute_thread_preemptions"));
+        QVERIFY2(m.at("compute_thread_cpu_ms") > 0 && m.at("compute_thread_cpu_ms") <= 1.02 * m.at("iter_ms"),
+                 qPrintable(QString("compute thread %1 ms of CPU per iteration of %2 ms")
+                                .arg(m.at("compute_thread_cpu_ms")).arg(m.at("iter_ms"))));
+        QVERIFY(m.at("compute_thread_preemptions") >= 0);
         // Once merged, the run directory (rank files, rendezvous) is gone: it would double the project's size.
         QVERIFY2(!s.contains("run_dir"), r.out.constData());
         QVERIFY2(!QDir(project_ + ".runs").exists(), "the run directory was kept after a successful merge");

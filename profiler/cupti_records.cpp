@@ -40,6 +40,12 @@ void CuptiRecordConverter::push(EventKind kind, int trackId, std::uint64_t start
     events_.push_back(std::move(e));
 }
 
+const std::string& CuptiRecordConverter::kernelName(const char* symbol) {
+    auto it = kernelNames_.find(symbol);
+    if (it == kernelNames_.end()) it = kernelNames_.emplace(symbol, kernelDisplayName(symbol)).first;
+    return it->second;
+}
+
 bool CuptiRecordConverter::add(const CUpti_Activity* record) {
     switch (record->kind) {
         case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -47,7 +53,7 @@ bool CuptiRecordConverter::add(const CUpti_Activity* record) {
             const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
             const int t = track(TrackKind::CudaStream, k->deviceId, k->streamId,
                                 "device " + std::to_string(k->deviceId) + " stream " + std::to_string(k->streamId));
-            push(EventKind::Kernel, t, k->start, k->end, k->name ? kernelDisplayName(k->name) : "kernel", k->correlationId, 0);
+            push(EventKind::Kernel, t, k->start, k->end, k->name ? kernelName(k->name) : std::string("kernel"), k->correlationId, 0);
             return true;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {

@@ -57,6 +57,10 @@ private:
     struct OpenMarker { std::uint64_t start; std::string name; int track; };
     std::unordered_map<std::uint32_t, OpenMarker> openMarkers_;
     std::unordered_map<std::uint32_t, std::uint64_t> externalIds_;  // CUPTI correlation id -> Pacer segment id
+    // Kernel names as shown, by CUPTI's name pointer: CUPTI shares one string among all records of a kernel, and a
+    // GPU iteration launches hundreds, each of which would otherwise be demangled again.
+    std::unordered_map<const char*, std::string> kernelNames_;
+    const std::string& kernelName(const char* symbol);
     std::uint64_t ignored_ = 0;
 };
 

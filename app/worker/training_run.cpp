@@ -6,6 +6,7 @@
 #include "app/common/tuned_settings.h"
 #include "app/worker/progress.h"
 #include "app/worker/trace_bridge.h"
+#include "app/worker/trace_writer_thread.h"
 #include "engine/planning/schedule_exchange.h"
 #include "engine/planning/warmup_schedule.h"
 #include "engine/collectives/calibrate.h"
@@ -47,8 +48,9 @@ namespace {
 
 using profiler::nowNs;
 
-// How often the tracer's buffers go to the rank file: bounds memory, and bounds what a crash can lose.
-constexpr int kFlushEveryIterations = 20;
+// How often the trace writer thread moves the tracers' buffers to the rank file (when a core is free): bounds
+// memory, and what a crash can lose.
+constexpr std::chrono::milliseconds kTraceWritePeriod{200};
 
 struct Setup {
     app::Experiment experiment;
@@ -143,6 +145,7 @@ public:
         } catch (...) {
             // Keep the trace captured so far: the launcher merges what the ranks wrote.
             runtime_.reset();
+            traceWriter_.reset();  // stops it; the error that ended the run is the one to report
             if (writer_) {
                 (void)flushTraces(true);
                 (void)writer_->close();
@@ -371,6 +374,8 @@ private:
 
     void loop() {
         const app::Experiment& e = s_.experiment;
+        // Before this thread lowers its priority and binds its cores: the writer keeps the whole mask.
+        traceWriter_ = std::make_unique<TraceWriterThread>([this] { check(flushTraces(false)); }, kTraceWritePeriod);
         yieldToCommunication();
         bindCompute();
         const int iterations = e.iterations;
@@ -425,7 +430,6 @@ private:
             lastLoss_ = model_->trainStep(batch, hooks);
             if (it > 0) bridge_->iteration(it - 1, iterationStart_[it - 1], iterationStart_[it]);
             progress_.iteration(it, iterations, lastLoss_);
-            if ((it + 1) % kFlushEveryIterations == 0) check(flushTraces(false));
         }
         // The last iteration ends when its updates are applied.
         for (const engine::TensorInfo& t : tensors_) ensureUpdated(t.layer, iterations);
@@ -433,6 +437,7 @@ private:
         iterationThread_[iterations] = threadUse();
         check(runtime_->waitAll());  // the comm thread's closing round, so that no peer sees an abort
         bridge_->iteration(iterations - 1, iterationStart_[iterations - 1], iterationStart_[iterations]);
+        traceWriter_->stop();  // the rest is written by finish(), after the measured window
     }
 
     // Warm-up ran in dynamic order with the settings as given, keeping what it measured. Every rank's spans go to
@@ -480,6 +485,7 @@ private:
 
     // The chosen settings go into the run (every rank writes the same), where `runs`, `compare` and replay read them.
     void recordTuning(const engine::Schedule& s) {
+        std::lock_guard writing(traceWriter_->writerMutex());
         for (const auto& [key, value] : app::tuningMetrics(s)) check(writer_->setMetric(key, value));
     }
 
@@ -553,6 +559,7 @@ private:
     engine::Topology topology_;
     engine::LinkParams link_;
     std::unique_ptr<profiler::RankFileWriter> writer_;
+    std::unique_ptr<TraceWriterThread> traceWriter_;  // during loop(): writes writer_'s trace
     std::unique_ptr<TraceBridge> bridge_;
     engine::StartPriorityLauncher launcher_;  // before anything lowers this thread's priority
     std::unique_ptr<engine::Runtime> runtime_;

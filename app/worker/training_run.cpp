@@ -52,6 +52,19 @@ using profiler::nowNs;
 // memory, and what a crash can lose.
 constexpr std::chrono::milliseconds kTraceWritePeriod{200};
 
+// What the calling thread has used so far.
+struct ThreadUse {
+    std::int64_t cpu_ns = 0;       // user + system time
+    std::int64_t system_ns = 0;    // of which in the kernel (system calls, interrupts taken, switches)
+    std::int64_t preemptions = 0;  // involuntary context switches
+};
+ThreadUse threadUse() {
+    rusage u{};
+    if (getrusage(RUSAGE_THREAD, &u) != 0) return {};
+    const auto ns = [](const timeval& t) { return std::int64_t(t.tv_sec) * 1'000'000'000 + std::int64_t(t.tv_usec) * 1000; };
+    return {ns(u.ru_utime) + ns(u.ru_stime), ns(u.ru_stime), u.ru_nivcsw};
+}
+
 struct Setup {
     app::Experiment experiment;
     kernels::ModelSpec spec;
@@ -527,6 +540,7 @@ private:
             const ThreadUse& a = iterationThread_[first];
             const ThreadUse& b = iterationThread_[last];
             check(writer_->setMetric("compute_thread_cpu_ms", static_cast<double>(b.cpu_ns - a.cpu_ns) / (last - first) / 1e6));
+            check(writer_->setMetric("compute_thread_system_ms", static_cast<double>(b.system_ns - a.system_ns) / (last - first) / 1e6));
             check(writer_->setMetric("compute_thread_preemptions", static_cast<double>(b.preemptions - a.preemptions) / (last - first)));
         }
         if (const engine::CommCpu cpu = bridge_->commCpu(); cpu.any()) {  // replay reads it (replay_session.cpp)
@@ -567,16 +581,6 @@ private:
     bool allReduced_ = false;
     std::vector<bool> updated_;
     std::vector<std::int64_t> iterationStart_;
-    struct ThreadUse {
-        std::int64_t cpu_ns = 0;       // the calling thread's user + system time
-        std::int64_t preemptions = 0;  // its involuntary context switches
-    };
-    static ThreadUse threadUse() {
-        rusage u{};
-        if (getrusage(RUSAGE_THREAD, &u) != 0) return {};
-        const auto ns = [](const timeval& t) { return std::int64_t(t.tv_sec) * 1'000'000'000 + std::int64_t(t.tv_usec) * 1000; };
-        return {ns(u.ru_utime) + ns(u.ru_stime), u.ru_nivcsw};
-    }
     std::vector<ThreadUse> iterationThread_;  // at each iteration's start, on the compute thread
     float lastLoss_ = 0;
 };

@@ -48,6 +48,8 @@ private slots:
         QVERIFY2(m.at("compute_thread_cpu_ms") > 0 && m.at("compute_thread_cpu_ms") <= 1.02 * m.at("iter_ms"),
                  qPrintable(QString("compute thread %1 ms of CPU per iteration of %2 ms")
                                 .arg(m.at("compute_thread_cpu_ms")).arg(m.at("iter_ms"))));
+        QVERIFY(m.count("compute_thread_system_ms") && m.at("compute_thread_system_ms") >= 0 &&
+                m.at("compute_thread_system_ms") <= m.at("compute_thread_cpu_ms"));
         QVERIFY(m.at("compute_thread_preemptions") >= 0);
         // Once merged, the run directory (rank files, rendezvous) is gone: it would double the project's size.
         QVERIFY2(!s.contains("run_dir"), r.out.constData());

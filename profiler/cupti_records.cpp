@@ -53,7 +53,8 @@ bool CuptiRecordConverter::add(const CUpti_Activity* record) {
             const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
             const int t = track(TrackKind::CudaStream, k->deviceId, k->streamId,
                                 "device " + std::to_string(k->deviceId) + " stream " + std::to_string(k->streamId));
-            push(EventKind::Kernel, t, k->start, k->end, k->name ? kernelName(k->name) : std::string("kernel"), k->correlationId, 0);
+            push(EventKind::Kernel, t, k->start, k->end, k->name ? kernelName(k->name) : std::string("kernel"),
+                 k->correlationId, 0);
             return true;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {

@@ -43,8 +43,8 @@ std::string kernelDisplayName(std::string_view symbol) {
     if (!symbol.starts_with("_Z")) return std::string(symbol);
     int status = 0;
     const std::string mangled(symbol);
-    const std::unique_ptr<char, decltype(&std::free)> demangled(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                                                &std::free);
+    const std::unique_ptr<char, decltype(&std::free)> demangled(
+        abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
     if (status != 0 || !demangled) return mangled;
     const std::string_view name = unqualified(withoutParameters(demangled.get()));
     return name.empty() ? std::string(demangled.get()) : std::string(name);

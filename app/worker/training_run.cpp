@@ -61,7 +61,9 @@ struct ThreadUse {
 ThreadUse threadUse() {
     rusage u{};
     if (getrusage(RUSAGE_THREAD, &u) != 0) return {};
-    const auto ns = [](const timeval& t) { return std::int64_t(t.tv_sec) * 1'000'000'000 + std::int64_t(t.tv_usec) * 1000; };
+    const auto ns = [](const timeval& t) {
+        return std::int64_t(t.tv_sec) * 1'000'000'000 + std::int64_t(t.tv_usec) * 1000;
+    };
     return {ns(u.ru_utime) + ns(u.ru_stime), ns(u.ru_stime), u.ru_nivcsw};
 }
 
@@ -539,9 +541,12 @@ private:
         {
             const ThreadUse& a = iterationThread_[first];
             const ThreadUse& b = iterationThread_[last];
-            check(writer_->setMetric("compute_thread_cpu_ms", static_cast<double>(b.cpu_ns - a.cpu_ns) / (last - first) / 1e6));
-            check(writer_->setMetric("compute_thread_system_ms", static_cast<double>(b.system_ns - a.system_ns) / (last - first) / 1e6));
-            check(writer_->setMetric("compute_thread_preemptions", static_cast<double>(b.preemptions - a.preemptions) / (last - first)));
+            const auto perIteration = [&](std::int64_t from, std::int64_t to) {
+                return static_cast<double>(to - from) / (last - first);
+            };
+            check(writer_->setMetric("compute_thread_cpu_ms", perIteration(a.cpu_ns, b.cpu_ns) / 1e6));
+            check(writer_->setMetric("compute_thread_system_ms", perIteration(a.system_ns, b.system_ns) / 1e6));
+            check(writer_->setMetric("compute_thread_preemptions", perIteration(a.preemptions, b.preemptions)));
         }
         if (const engine::CommCpu cpu = bridge_->commCpu(); cpu.any()) {  // replay reads it (replay_session.cpp)
             check(writer_->setMetric("comm_cpu_alpha_ns", cpu.alpha_ns));

@@ -1,6 +1,7 @@
 // Device checks: the CPU pack/unpack/scale helpers always; with a GPU, the CUDA backend against the CPU on
 // identical inputs (forward loss, every parameter gradient, optimizer steps from identical gradients) for every
-// family, the CUDA pack helpers, and one timed training step per family. Without a GPU the GPU checks QSKIP with the reason.
+// family, the CUDA pack helpers, and one timed training step per family. On a machine without a GPU those checks
+// report why they could not run (QSKIP with CUDA's reason); scripts/gpu-check runs them where there is one.
 #include "kernels/dataset.h"
 #include "kernels/model.h"
 #include "kernels/optimizer.h"
@@ -122,7 +123,8 @@ private slots:
 #if PACER_HAVE_CUDA
             const auto gpuParams = gpu->parameters();
             for (std::size_t p = 0; p < gpuParams.size(); ++p)
-                QCOMPARE(cudaMemcpy(gpuParams[p].grad, gc[p].data(), gc[p].size() * sizeof(float), cudaMemcpyHostToDevice),
+                QCOMPARE(cudaMemcpy(gpuParams[p].grad, gc[p].data(), gc[p].size() * sizeof(float),
+                                    cudaMemcpyHostToDevice),
                          cudaSuccess);
 #endif
             for (std::size_t p = 0; p < params.size(); ++p) {
@@ -134,7 +136,8 @@ private slots:
         const auto params = cpu->parameters();
         for (std::size_t p = 0; p < vc.size(); ++p) {
             const double e = relDiff(vg[p], vc[p]);
-            QVERIFY2(e <= 1e-4, qPrintable(QString("%1 after two steps differs by %2").arg(params[p].name.c_str()).arg(e)));
+            QVERIFY2(e <= 1e-4,
+                     qPrintable(QString("%1 after two steps differs by %2").arg(params[p].name.c_str()).arg(e)));
         }
         // Gradient-ready events exist on the GPU and have completed by now.
 #if PACER_HAVE_CUDA

@@ -22,7 +22,7 @@ namespace {
 // chunks (each chunk is an exact float, and the others contribute 0, so the sum is rank 0's reading exactly): as it
 // entered this collective, and as it left the control collective before this one.
 constexpr int kClockChunks = 4;
-constexpr int kControlClockFloats = 2 * kClockChunks;
+static_assert(2 * kClockChunks == kControlClockFloats, "the control block's size is one rule (engine/sim/workload.h)");
 // How many of the latest exit gaps estimate the clock offset (Runtime::exitGaps_).
 constexpr std::size_t kExitGaps = 16;
 

@@ -478,6 +478,7 @@ private:
             warmup.policy = s_.policy.name;
             warmup.spans = std::move(spans).value();
             warmup.readiness_rides_on_units = engine::readinessRidesOnUnits(false, !onDevice);  // warm-up: dynamic
+            warmup.host_memory = !onDevice;
             warmup.channels = 1;
             auto computed = engine::scheduleFromWarmup(warmup, s_.schedule);
             if (!computed.ok()) throw RunError("plan: " + computed.status().message());

@@ -50,6 +50,9 @@ struct ObservedRun {
     // unit's collective (host memory; see Workload::readiness_rides_on_units). True for the default capture path,
     // CPU ranks in dynamic order; a caller that knows the run used plan mode or GPU memory sets it false.
     bool readiness_rides_on_units = true;
+    // CPU ranks (host memory): another policy replayed from a plan-order run runs in dynamic order, readiness riding,
+    // with stand-alone rounds the run never measured (fitCostModel prices them). False for GPU runs.
+    bool host_memory = true;
     int channels = 1;  // units the runtime kept in flight at once (plan mode's channels)
     // What a collective took from compute, for a run whose spans do not carry `cpu` (a stored run keeps the fit in
     // its metrics). Spans that carry it win.

@@ -106,6 +106,11 @@ struct Workload {
 // reduces device memory while the flags live on the host, so a GPU run agrees in a round of its own.
 inline bool readinessRidesOnUnits(bool planOrder, bool hostMemory) { return !planOrder && hostMemory; }
 
+// Dynamic order's control block, what a stand-alone agreement round all-reduces and what rides on each unit: one
+// readiness flag per tensor, then two of rank 0's clock readings in four 16-bit chunks each (engine/runtime.cpp).
+inline constexpr std::size_t kControlClockFloats = 8;
+inline std::size_t controlBlockBytes(std::size_t tensors) { return (tensors + kControlClockFloats) * sizeof(float); }
+
 // All-reduce cost t(bytes) = alpha + bytes / bandwidth, fitted from observed segments (or set by what-if knobs).
 //
 // A fitted model may also carry the measured mean time of each observed message size (`measured`, ascending by

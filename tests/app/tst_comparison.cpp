@@ -5,6 +5,7 @@
 // prediction's band for another schedule is checked on a real capture, whose measured time the model misses a little.
 #include "app/common/comparison.h"
 #include "app/common/policy_json.h"
+#include "engine/planning/self_tune.h"
 #include "compare_fixture.h"
 #include "process_helpers.h"
 #include "profiler/import_chrome.h"
@@ -90,6 +91,40 @@ private slots:
             QVERIFY(qAbs(got.value().band.high_ms - want.high_ms) < 1e-9);
             if (!c.own) QVERIFY(got.value().band.high_ms - got.value().band.low_ms >
                                 plain.value().band.high_ms - plain.value().band.low_ms);
+        }
+    }
+
+    // Another policy replays as a capture of it from the run's experiment would run, in the experiment's order
+    // (here dynamic: a round before each decision that nothing rode to), whatever order the run itself ran: the run
+    // is made to look as a self-tuned pace's in plan order on two channels would. A pace named with its settings
+    // replays as the run ran (its order is pace's own choice, selfTunedPace).
+    void anotherPolicyRunsInTheExperimentsOrder() {
+        auto session = app::ReplaySession::openRun(project_, 1);
+        QVERIFY2(session.ok(), session.message().c_str());
+        app::ReplayInput in = session.value().input();
+        QVERIFY(in.experimentFixes && !in.experimentFixes->plan_order && in.hostMemory);
+        const auto inPlanOrder = [](const engine::Workload& w) { return engine::asRun(w, true, 2, true); };
+        in.workload = inPlanOrder(in.workload);
+        for (engine::IterationEstimate& it : in.iterations) it.workload = inPlanOrder(it.workload);
+        in.cost.first_unit_extra_ns = 50'000;  // a round's price, whatever the sample's fit made of it
+        const auto rounds = [](const engine::ReplayResult& r) {
+            return std::count_if(r.sim.events.begin(), r.sim.events.end(),
+                                 [](const engine::SimEvent& e) { return e.kind == engine::SimEvent::Round; });
+        };
+        engine::PolicyConfig ddp = in.givenConfig, pace = in.givenConfig;
+        ddp.name = "ddp";
+        pace.name = "pace";
+        pace.segment_bytes = 4096;
+        for (const engine::PolicyConfig& config : {ddp, pace}) {
+            auto got = app::replayInput(in, config, {}, {});
+            const bool dynamic = config.name != "pace";
+            auto want = engine::replay(dynamic ? engine::asRun(in.workload, false, 1, true) : in.workload, in.cost,
+                                       config, {});
+            QVERIFY(got.ok() && want.ok());
+            QCOMPARE(rounds(got.value()), rounds(want.value()));
+            QCOMPARE(rounds(got.value()) > 0, dynamic);
+            QCOMPARE(got.value().sim.events.size(), want.value().sim.events.size());
+            QCOMPARE(got.value().sim.figures.compute_ms, want.value().sim.figures.compute_ms);
         }
     }
 

@@ -5,7 +5,10 @@
 #include <sched.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 namespace pacer::kernels {
 
@@ -55,6 +58,35 @@ bool bindComputeThreads(const std::vector<int>& cpus, std::string* error) {
             *error = "cannot bind OpenBLAS thread " + std::to_string(i) + ": " + std::strerror(errno);
             return false;
         }
+    return true;
+}
+
+bool bindProcessThreads(const std::vector<int>& cpus, std::string* error) {
+    if (cpus.empty()) {
+        *error = "no CPUs to bind to";
+        return false;
+    }
+    const cpu_set_t set = maskOf(cpus);
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+        const auto tid = static_cast<pid_t>(std::strtol(entry.path().filename().c_str(), nullptr, 10));
+        if (tid <= 0) continue;
+        cpu_set_t got;
+        CPU_ZERO(&got);
+        // A thread that ended since the listing is no longer there to bind (ESRCH).
+        if (sched_setaffinity(tid, sizeof set, &set) != 0 && errno != ESRCH) {
+            *error = "cannot bind thread " + std::to_string(tid) + ": " + std::strerror(errno);
+            return false;
+        }
+        if (sched_getaffinity(tid, sizeof got, &got) == 0 && !CPU_EQUAL(&got, &set)) {
+            *error = "thread " + std::to_string(tid) + " kept another mask";
+            return false;
+        }
+    }
+    if (ec) {
+        *error = "cannot list this process's threads: " + ec.message();
+        return false;
+    }
     return true;
 }
 

@@ -6,7 +6,10 @@
 // after a wait for a collective, where the waking thread lands on the core of the thread that woke it. As MPI's
 // `--bind-to core` and torchrun's per-rank core lists do, each local rank's compute threads get cores of their own:
 // local rank l of L takes the l-th run of `threadsPerRank` cores among those the process may use. The
-// communication threads are left free to run wherever a core is idle: they stand in for a NIC.
+// communication threads are left free to run wherever a core is idle, standing in for a NIC, where the host has a
+// core to spare for them; where it has none, they go on the rank's cores too (bindProcessThreads): floating onto
+// another rank's core, a comm thread preempts that rank's compute and pulls its own rank's gradients across
+// caches (docs/ARCHITECTURE.md: 80 of 96 interleaved pairs faster bound so, median 0.969 of the time).
 #pragma once
 
 #include <string>
@@ -26,5 +29,10 @@ std::vector<int> coreShare(const std::vector<int>& allowed, int localRank, int l
 // threads that must stay free (communication, tracing) were started: threads inherit their creator's mask. False,
 // with the reason in *error, if the kernel refused.
 bool bindComputeThreads(const std::vector<int>& cpus, std::string* error);
+
+// Binds every thread of this process to `cpus` (the communication, transport and tracer threads with the compute
+// ones), and reads the masks back: false, with the reason in *error, unless every thread then runs on `cpus` alone.
+// Threads the process starts later inherit their creator's mask.
+bool bindProcessThreads(const std::vector<int>& cpus, std::string* error);
 
 }  // namespace pacer::kernels

@@ -65,11 +65,12 @@ bool checkPolicy(const Experiment& e, std::string* error) {
 
 }  // namespace
 
-std::optional<bool> bindCoresSetting(const char* value, std::string* error) {
+std::optional<CoreBinding> coreBindingSetting(const char* value, std::string* error) {
     const std::string v = value ? value : "";
-    if (v.empty() || v == "cores") return true;
-    if (v == "none") return false;
-    *error = "PACER_BIND must be 'cores' or 'none', got '" + v + "'";
+    if (v.empty() || v == "cores") return CoreBinding::Cores;
+    if (v == "compute") return CoreBinding::Compute;
+    if (v == "none") return CoreBinding::None;
+    *error = "PACER_BIND must be 'cores', 'compute' or 'none', got '" + v + "'";
     return std::nullopt;
 }
 
@@ -77,7 +78,7 @@ std::optional<Experiment> resolveForLaunch(Experiment experiment, const Experime
                                            std::string* error) {
     auto resolved = applyOverrides(std::move(experiment), overrides, error);
     if (!resolved || !checkModel(*resolved, error) || !checkPolicy(*resolved, error)) return std::nullopt;
-    if (!bindCoresSetting(std::getenv("PACER_BIND"), error)) return std::nullopt;
+    if (!coreBindingSetting(std::getenv("PACER_BIND"), error)) return std::nullopt;
     return resolved;
 }
 

@@ -15,10 +15,12 @@
 
 namespace pacer::app {
 
-// PACER_BIND, whether CPU ranks compute on cores of their own (kernels/cpu_binding.h): true for "cores" or unset,
-// false for "none", nullopt with *error set to one line for anything else. The worker reads it, the launcher
-// checks it first.
-std::optional<bool> bindCoresSetting(const char* value, std::string* error);
+// PACER_BIND, how CPU ranks are placed on cores (kernels/cpu_binding.h): "cores" or unset, each rank's threads on
+// cores of its own, its communication threads too where the host has no core to spare for them; "compute", the
+// compute threads alone, the communication threads free; "none", wherever the scheduler puts them. nullopt with
+// *error set to one line for anything else. The worker reads it, the launcher checks it first.
+enum class CoreBinding { Cores, Compute, None };
+std::optional<CoreBinding> coreBindingSetting(const char* value, std::string* error);
 
 // The experiment with the overrides applied, or nullopt with *error set to one line.
 std::optional<Experiment> resolveForLaunch(Experiment experiment, const ExperimentOverrides& overrides,

@@ -372,12 +372,15 @@ private:
         (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
     }
 
-    // Each CPU rank of this node computes on cores of its own (kernels/cpu_binding.h), when every rank has some;
-    // the communication threads, started already, keep the whole mask. The run records the first core.
+    // Each CPU rank of this node computes on cores of its own (kernels/cpu_binding.h), when every rank has some.
+    // The communication threads, started already, keep the whole mask where the node has a core to spare for them,
+    // and join the compute on the rank's cores where it has none (PACER_BIND=compute: never). The run records the
+    // first core, and whether the communication threads were bound.
     void bindCompute() {
-        if (s_.device != kernels::Device::Cpu || !o_.bindCores) return;
-        const std::vector<int> share = kernels::coreShare(kernels::allowedCpus(), o_.localRank, o_.localWorldSize,
-                                                          s_.experiment.threadsPerRank);
+        if (s_.device != kernels::Device::Cpu || o_.binding == app::CoreBinding::None) return;
+        const std::vector<int> allowed = kernels::allowedCpus();
+        const std::vector<int> share =
+            kernels::coreShare(allowed, o_.localRank, o_.localWorldSize, s_.experiment.threadsPerRank);
         if (share.empty()) return;
         std::string error;
         if (!kernels::bindComputeThreads(share, &error)) {
@@ -385,11 +388,20 @@ private:
             return;
         }
         boundCpu_ = share.front();
+        const bool noCoreToSpare = engine::commTakesFromCompute(true, o_.localWorldSize, s_.experiment.threadsPerRank,
+                                                                static_cast<unsigned>(allowed.size()));
+        if (o_.binding != app::CoreBinding::Cores || !noCoreToSpare) return;
+        if (!kernels::bindProcessThreads(share, &error)) {
+            progress_.note(error + "; the communication threads run wherever the scheduler puts them");
+            return;
+        }
+        commBound_ = true;
     }
 
     void loop() {
         const app::Experiment& e = s_.experiment;
-        // Before this thread lowers its priority and binds its cores: the writer keeps the whole mask.
+        // Before this thread lowers its priority and binds its cores: the writer keeps the normal priority (and the
+        // whole mask, unless bindCompute binds every thread).
         traceWriter_ = std::make_unique<TraceWriterThread>([this] { check(flushTraces(false)); }, kTraceWritePeriod);
         yieldToCommunication();
         bindCompute();
@@ -536,6 +548,7 @@ private:
         check(writer_->setMetric("param_hash_lo", static_cast<double>(hash & 0xffffffffu)));
         check(writer_->setMetric("dropped_events", static_cast<double>(tracer_.dropped())));
         if (boundCpu_ >= 0) check(writer_->setMetric("compute_cpu", boundCpu_));
+        if (boundCpu_ >= 0) check(writer_->setMetric("comm_threads_bound", commBound_ ? 1 : 0));
         // What the compute thread itself used over the same window as iter_ms: its CPU time, and how often the
         // scheduler took its core away (for the comm threads, on CPU ranks). Wall time less CPU time is what it
         // waited or was preempted; CPU time above a run's alone is what sharing the caches and cores cost it.
@@ -564,6 +577,7 @@ private:
     profiler::CpuTracer tracer_;
     Progress progress_;
     int boundCpu_ = -1;  // the first core of this rank's share (bindCompute); -1: not bound
+    bool commBound_ = false;  // the communication threads on that share too (bindCompute)
     std::unique_ptr<profiler::CuptiTracer> cupti_;  // GPU ranks only
     std::unique_ptr<kernels::Model> model_;
     std::unique_ptr<kernels::SyntheticDataset> data_;

@@ -45,8 +45,9 @@ const char* workerUsage() {
            "PACER_WORLD_SIZE, PACER_LOCAL_RANK, PACER_LOCAL_WORLD_SIZE and PACER_RENDEZVOUS (set by a cluster\n"
            "launcher); PACER_RUN_KEY names the run in its rank files (default: the run directory). Across nodes,\n"
            "PACER_IFNAME (an interface) or PACER_HOST (an address) says where this rank listens; the default is\n"
-           "loopback. A CPU rank computes on cores of its own when the node's ranks each have some (PACER_BIND=none:\n"
-           "wherever the scheduler puts it).\n";
+           "loopback. A CPU rank computes on cores of its own when the node's ranks each have some, and its\n"
+           "communication threads run there too when no core is left for them (PACER_BIND=compute: the compute\n"
+           "threads alone; PACER_BIND=none: wherever the scheduler puts them).\n";
 }
 
 std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::string* error, bool* help) {
@@ -111,9 +112,9 @@ std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::stri
                  std::to_string(o.localWorldSize) + " ranks (PACER_LOCAL_WORLD_SIZE)";
         return std::nullopt;
     }
-    const std::optional<bool> bind = app::bindCoresSetting(std::getenv("PACER_BIND"), error);
-    if (!bind) return std::nullopt;
-    o.bindCores = *bind;
+    const std::optional<app::CoreBinding> binding = app::coreBindingSetting(std::getenv("PACER_BIND"), error);
+    if (!binding) return std::nullopt;
+    o.binding = *binding;
     if (o.experimentPath.empty()) o.experimentPath = o.runDir + "/experiment.json";
     if (o.rendezvous.empty()) o.rendezvous = o.runDir + "/rendezvous";
     if (const std::string host = env("PACER_HOST"); !host.empty()) o.host = host;

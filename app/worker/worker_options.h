@@ -3,6 +3,8 @@
 // PACER_IFNAME, PACER_BIND). Flags win over the environment.
 #pragma once
 
+#include "app/common/launch_check.h"
+
 #include <optional>
 #include <string>
 
@@ -18,7 +20,7 @@ struct WorkerOptions {
     // Ranks on this node: PACER_LOCAL_WORLD_SIZE; without it, every rank when the local rank was not given either
     // (one machine, as the launcher starts them), else 0: unknown, and then no rank binds its compute to cores.
     int localWorldSize = 0;
-    bool bindCores = true;        // PACER_BIND: "cores" (the default) or "none"
+    app::CoreBinding binding = app::CoreBinding::Cores;  // PACER_BIND: "cores" (the default), "compute" or "none"
     std::string dumpParams;       // optional: write the final parameters (raw float32, forward order) here
     // Names this run in every rank file, so merge refuses files of different runs: PACER_RUN_KEY (the launcher
     // sets a fresh one per run; on a cluster e.g. $SLURM_JOB_ID.$SLURM_STEP_ID), else the run directory.

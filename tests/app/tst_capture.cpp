@@ -186,20 +186,27 @@ private slots:
     }
 
     // CPU ranks of one host compute on cores of their own (kernels/cpu_binding.h): each rank records the first core
-    // of its share, and the shares differ; PACER_BIND=none leaves them unbound, as does a machine of one CPU.
+    // of its share, and the shares differ; PACER_BIND=none leaves them unbound, as does a machine of one CPU. The
+    // communication threads join them where the host has no core to spare for them (2 ranks of a compute and a
+    // comm thread each on fewer than 4 CPUs), and each rank records that its threads' masks read back so
+    // (`comm_threads_bound`); PACER_BIND=compute leaves them free.
     void eachRankComputesOnCoresOfItsOwn_data() {
         QTest::addColumn<QString>("bind");  // PACER_BIND; empty: not set
         QTest::addColumn<bool>("bound");
-        QTest::newRow("default") << "" << true;
-        QTest::newRow("PACER_BIND=cores") << "cores" << true;
-        QTest::newRow("PACER_BIND=none") << "none" << false;
+        QTest::addColumn<bool>("commToo");  // where no core is spare
+        QTest::newRow("default") << "" << true << true;
+        QTest::newRow("PACER_BIND=cores") << "cores" << true << true;
+        QTest::newRow("PACER_BIND=compute") << "compute" << true << false;
+        QTest::newRow("PACER_BIND=none") << "none" << false << false;
     }
     void eachRankComputesOnCoresOfItsOwn() {
         QFETCH(QString, bind);
         QFETCH(bool, bound);
+        QFETCH(bool, commToo);
         // On one CPU two ranks cannot have cores of their own: then neither is bound, and neither records a core.
         const std::vector<int> allowed = pacer::kernels::allowedCpus();
         if (pacer::kernels::coreShare(allowed, 0, 2, 1).empty()) bound = false;
+        if (allowed.size() >= 4) commToo = false;  // a core to spare for each rank's comm thread
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("PACER_WORKER", PACER_WORKER_PATH);
         env.remove("PACER_BIND");
@@ -227,6 +234,15 @@ private slots:
         for (const auto& [rank, cpu] : cpuOfRank)
             QCOMPARE(cpu, pacer::kernels::coreShare(allowed, rank, 2, 1).front());  // the sample: 1 thread per rank
         QVERIFY(cpuOfRank[0] != cpuOfRank[1]);
+        auto comm = db.value()->prepare("SELECT rank, value FROM run_metrics WHERE key='comm_threads_bound'");
+        QVERIFY(comm.ok());
+        int ranks = 0;
+        while (comm.value().step(&s)) {
+            ++ranks;
+            QCOMPARE(comm.value().f64(1), commToo ? 1.0 : 0.0);
+        }
+        QVERIFY(s.ok());
+        QCOMPARE(ranks, 2);
     }
 
 private:

@@ -206,7 +206,7 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         const QStringList lines = r.errLines();
         QVERIFY2(!lines.isEmpty(), "nothing on stderr");
-        QVERIFY2(lines.last() == "pacer-cli: error: PACER_BIND must be 'cores' or 'none', got 'sockets'",
+        QVERIFY2(lines.last() == "pacer-cli: error: PACER_BIND must be 'cores', 'compute' or 'none', got 'sockets'",
                  qPrintable(lines.last()));
         QCOMPARE(QDir(dir_.path()).entryList({"*.runs"}, QDir::Dirs), QStringList{});
         QVERIFY(!QFile::exists(project));
@@ -224,7 +224,7 @@ private slots:
             << "local rank 2 is not within the node's 2 ranks";
         QTest::newRow("not a number") << QStringList{"--local-world-size", "two"} << ""
                                       << "PACER_LOCAL_WORLD_SIZE/--local-world-size must be a number";
-        QTest::newRow("unknown binding") << QStringList{} << "sockets" << "PACER_BIND must be 'cores' or 'none'";
+        QTest::newRow("unknown binding") << QStringList{} << "sockets" << "PACER_BIND must be 'cores', 'compute' or 'none'";
     }
     void workerRefusesImpossiblePlacement() {
         QFETCH(QStringList, args);

@@ -3,7 +3,7 @@
 // PyTorch 1.13 DDP over Gloo, the same PyTorch loop without any all-reduce (no_sync: the compute-only floor of two
 // ranks sharing the machine), and every Pacer policy on each CPU transport. All runs of a round are interleaved
 // and the median of the rounds counts, so that a drift of the shared machine touches every column alike. Both sides'
-// ranks compute on cores of their own (PACER_BIND=none: neither's; kernels/cpu_binding.h).
+// ranks compute on cores of their own (PACER_BIND=compute and none apply to both; kernels/cpu_binding.h).
 // Prints absolute ms per iteration and the ratios against DDP and no_sync, then the goal (Pacer's best
 // at most 1.15x no_sync and 0.75x DDP) and whether this run met it.
 //
@@ -92,7 +92,8 @@ double runPyTorch(const QString& python, const Job& job, const QString& mode, co
     QProcess p;
     // PyTorch's ranks are placed on cores as Pacer's are (PACER_BIND, read by Pacer's workers), so that neither side
     // wins by placement.
-    const QString bind = qEnvironmentVariable("PACER_BIND") == "none" ? "none" : "cores";
+    const QString setting = qEnvironmentVariable("PACER_BIND");
+    const QString bind = setting == "none" || setting == "compute" ? setting : "cores";
     p.start(python, {PACER_SOURCE_DIR "/tests/bench/pytorch_ddp_mlp.py", "--mode", mode, "--layers", job.layers, "--batch",
                      QString::number(job.batch), "--iterations", iterations, "--warmup", warmup, "--threads", "1",
                      "--bind", bind});

@@ -2,12 +2,13 @@
 """PyTorch's side of bench_vs_pytorch: the same MLP, batch and loop as Pacer's run, under DDP (Gloo) or no_sync.
 
   pytorch_ddp_mlp.py --mode ddp|no_sync --ranks N --layers 1024,4096,4096,4096,1024 --batch 64
-                     --iterations 20 --warmup 5 --threads 1 --bind cores|none
+                     --iterations 20 --warmup 5 --threads 1 --bind cores|compute|none
 
 Starts N rank processes (torch.distributed over Gloo, TCP loopback, FileStore rendezvous), each with one
 intra-op thread as Pacer's ranks have, and with `--bind cores` (the default) its compute on cores of its own as
 Pacer's ranks compute (kernels/cpu_binding.h): rank r's training thread takes the r-th run of --threads CPUs of
-the process mask when all ranks fit, bound after the process group started so that Gloo's threads stay free.
+the process mask when all ranks fit, bound after the process group started so that Gloo's threads stay free, unless
+the host has no core to spare for them: then they go on the rank's cores too (`--bind compute`: never).
 Softmax cross-entropy on random inputs, plain SGD: the work Pacer's worker
 does per iteration. Prints one JSON line: {"iter_ms": the mean time between iteration starts after warm-up
 (Pacer's definition), "params": parameter count}. Exit 2 when torch cannot be imported (the bench skips).
@@ -29,8 +30,16 @@ def rank_main(rank, args, store_path, out):
     torch.manual_seed(7)
     dist.init_process_group("gloo", init_method="file://" + store_path, rank=rank, world_size=args.ranks)
     allowed = sorted(os.sched_getaffinity(0))
-    if args.bind == "cores" and args.ranks * args.threads <= len(allowed):
-        os.sched_setaffinity(0, allowed[rank * args.threads:(rank + 1) * args.threads])  # this thread only
+    if args.bind != "none" and args.ranks * args.threads <= len(allowed):
+        share = allowed[rank * args.threads:(rank + 1) * args.threads]
+        # Gloo's threads too where the host has no core to spare for them, as Pacer's ranks do ("cores").
+        no_core_to_spare = args.ranks * (args.threads + 1) > len(allowed)
+        threads = os.listdir("/proc/self/task") if args.bind == "cores" and no_core_to_spare else ["0"]
+        for tid in threads:
+            try:
+                os.sched_setaffinity(int(tid), share)  # tid 0: this thread
+            except ProcessLookupError:
+                pass  # a thread that ended since the listing
     sizes = [int(s) for s in args.layers.split(",")]
     layers = []
     for i in range(len(sizes) - 1):
@@ -70,7 +79,7 @@ def main():
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--bind", choices=["cores", "none"], default="cores")
+    p.add_argument("--bind", choices=["cores", "compute", "none"], default="cores")
     args = p.parse_args()
     if args.iterations - args.warmup < 2:
         print("pytorch_ddp_mlp.py: error: need at least 2 iterations after warm-up", file=sys.stderr)

@@ -224,7 +224,8 @@ private slots:
             << "local rank 2 is not within the node's 2 ranks";
         QTest::newRow("not a number") << QStringList{"--local-world-size", "two"} << ""
                                       << "PACER_LOCAL_WORLD_SIZE/--local-world-size must be a number";
-        QTest::newRow("unknown binding") << QStringList{} << "sockets" << "PACER_BIND must be 'cores', 'compute' or 'none'";
+        QTest::newRow("unknown binding") << QStringList{} << "sockets"
+                                         << "PACER_BIND must be 'cores', 'compute' or 'none'";
     }
     void workerRefusesImpossiblePlacement() {
         QFETCH(QStringList, args);

@@ -1,11 +1,12 @@
 // Iteration time of every policy at its defaults (no hand tuning: the experiment's policy is reduced to its name,
 // order and channels left open, so `pace` tunes itself after warm-up) over the three model families at emulated
-// 1, 2.5, 10 and 25 Gb/s, 2 ranks, real workers over Gloo. Per cell: each policy's median, the fastest, pace's
-// time over the fastest and over ddp's, all measured in the same run, policies interleaved. Goals: pace the
-// fastest or within 2% of it in every cell, and clearly ahead of ddp (>= 5%) where compute and communication are
-// of the same size (ddp's collectives within a third and three times its compute, by replay of its run); each cell that
-// falls short is printed and counted (the exit status is for failed runs only: a shortfall is a finding, and
-// timing on a shared machine is not a test).
+// 1, 2.5, 10 and 25 Gb/s, 2 ranks, real workers (over shared memory: the samples' transport is "auto", and both
+// ranks share this host). Per cell: each policy's median, the fastest, pace's time over the fastest and over
+// ddp's, all measured in the same run, policies interleaved. Goals: pace the fastest or within 2% of it in every
+// cell, and clearly ahead of ddp (>= 5%) where compute and communication are of the same size (ddp's collectives
+// within a third and three times its compute, by replay of its run); each cell that falls short is printed and
+// counted (the exit status is for failed runs only: a shortfall is a finding, and timing on a shared machine is
+// not a test).
 // A round runs every policy once, in the opposite order to the round before (the first capture of a round ran
 // faster on this machine). Where the host's speed wanders (on the 2-core machine this was written on, one
 // single-threaded loop ran 27-42 ms per second-long stretch with nothing else running, and one policy's

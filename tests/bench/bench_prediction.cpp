@@ -352,7 +352,8 @@ int main(int argc, char** argv) {
     if (!tally.fromPace.empty()) {
         std::vector<double> magnitudes;
         for (double e : tally.fromPace) magnitudes.push_back(std::abs(e));
-        const auto tooFast = std::count_if(tally.fromPace.begin(), tally.fromPace.end(), [](double e) { return e < 0; });
+        const auto tooFast =
+            std::count_if(tally.fromPace.begin(), tally.fromPace.end(), [](double e) { return e < 0; });
         std::printf("from the self-tuned pace run to the other policies: median %.1f%%, worst %.1f%%, too fast in %td "
                     "of %zu, inside the band in %d (reported, not a goal)\n", 100 * median(magnitudes),
                     100 * worst(magnitudes), tooFast, magnitudes.size(), tally.fromPaceInBand);

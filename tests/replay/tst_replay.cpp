@@ -328,9 +328,10 @@ private slots:
         extracted.readiness_rides_on_units = true;  // the target runs in dynamic order (app::replayInput)
         Result<ReplayResult> predicted = replay(extracted, fitted.value(), target, WhatIf{});
         QVERIFY(predicted.ok());
-        const double error = qAbs(predicted.value().sim.figures.iter_ms / truthOfTarget.value().sim.figures.iter_ms - 1);
+        const double simulated = truthOfTarget.value().sim.figures.iter_ms;
+        const double error = qAbs(predicted.value().sim.figures.iter_ms / simulated - 1);
         qInfo("pace -> %s: predicted %.3f ms, simulated %.3f ms", qPrintable(to),
-              predicted.value().sim.figures.iter_ms, truthOfTarget.value().sim.figures.iter_ms);
+              predicted.value().sim.figures.iter_ms, simulated);
         QVERIFY2(error < 0.02, qPrintable(QString::number(error)));
     }
 

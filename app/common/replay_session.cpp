@@ -330,10 +330,13 @@ engine::Result<engine::ReplayResult> replayInput(const ReplayInput& input, const
     const auto asItRuns = [&](const engine::Workload& w) {
         return experiment ? engine::asRun(w, experiment->plan_order, experiment->channels, input.hostMemory) : w;
     };
-    std::vector<engine::IterationEstimate> iterations = input.iterations;
-    for (engine::IterationEstimate& it : iterations) it.workload = asItRuns(it.workload);
+    std::vector<engine::IterationEstimate> converted;  // copied only where the order changes (each drag replays)
+    if (experiment) {
+        converted = input.iterations;
+        for (engine::IterationEstimate& it : converted) it.workload = asItRuns(it.workload);
+    }
     auto r = engine::replay(asItRuns(input.workload), input.cost, followingRecordedPlan(input, config, own), whatIf,
-                            options, iterations);
+                            options, experiment ? converted : input.iterations);
     if (r.ok() && !own)
         r.value().band = engine::widenedForAnotherSchedule(r.value().band, r.value().sim.figures.iter_ms,
                                                            input.selfResidual, r.value().sim.figures.stall_ms);

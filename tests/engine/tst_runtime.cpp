@@ -543,7 +543,8 @@ private slots:
     // tight: rounds hold rank 1's lateness, and the unit that both enter together (the readiness rides on it) its
     // transfer. Rank 1 slept that long past each tick (0.2 ms there), and everyone waited for it. Emulated 1 Gb/s
     // and 0.1 ms (a 4 MB unit 32 ms, a round 0.2 ms), cycle 100 ms, rank 1's news 30 ms after rank 0's in every
-    // iteration: the round at iteration 2's tick starts on both ranks within 4 ms (it was 30 ms apart).
+    // iteration: the round at iteration 2's tick starts on both ranks within 10 ms (it was 30 ms apart; quiet, 0-1 ms:
+    // the bound leaves room for a wake-up that a loaded machine delays, 7.4 ms once under ctest -j2 beside builds).
     void horovodTickIsOneMomentOnEveryRank() {
         auto transports = connectRanks(2, dir_.path() + "/tick", std::chrono::milliseconds(20000), 1, 100);
         QVERIFY2(transports.ok(), transports.status().message().c_str());
@@ -576,7 +577,7 @@ private slots:
         QVERIFY(tickStart[0] >= 0 && tickStart[1] >= 0);
         const double apartMs = static_cast<double>(tickStart[1] - tickStart[0]) / 1e6;
         qInfo("iteration 2's tick: rank 1 entered its round %.2f ms after rank 0", apartMs);
-        QVERIFY2(std::abs(apartMs) < 4, qPrintable(QString::number(apartMs)));
+        QVERIFY2(std::abs(apartMs) < 10, qPrintable(QString::number(apartMs)));
     }
 
     // While Horovod holds its fused work until the next tick, news changes nothing: the ranks wait for the tick and

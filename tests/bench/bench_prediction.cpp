@@ -30,7 +30,10 @@
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the transformer sample at
 // 2.5 Gb/s, fifo and pace, two policies far apart (25 against 18-20 ms on this machine), so that the cross-policy
 // goal has a pair to judge. (The CNN's fifo and ddp stood there until 2026-12-03: 3-12% apart by then.)
-// Options: --rounds N, --iterations K (default 120), --experiment NAME (repeatable; default every sample experiment).
+// Options: --rounds N, --iterations K (default 120), --experiment NAME (repeatable; default every sample experiment),
+// --keep DIR (the captures go to DIR and stay; a capture already there is used as it is, its measured time read from
+// the project: run again with the same DIR and the same options to judge another replay on the same runs, where a new
+// grid would bring the machine's noise of another hour).
 #include "bench_cli.h"
 
 #include <QDir>
@@ -87,6 +90,10 @@ double warmupPrediction(const QString& project) {
 
 double capture(const QString& experiment, const QString& project, const QString& policy, double gbps,
                const QString& iterations, const QStringList& extra = {}) {
+    if (QFileInfo::exists(project)) {  // kept from an earlier run of the bench (--keep)
+        const QJsonArray runs = runCliJson({"runs", "--project", project, "--json"})["runs"].toArray();
+        return runs.isEmpty() ? 0.0 : runs[0].toObject()["metrics"].toObject()["iter_ms"].toDouble();
+    }
     const QJsonObject cap = runCliJson(QStringList{"capture", "--experiment", experiment, "--out", project, "--policy",
                                                    policy, "--iterations", iterations, "--link-gbps",
                                                    QString::number(gbps), "--json"} + extra);
@@ -211,10 +218,16 @@ int main(int argc, char** argv) {
     // the cross-policy median went 3.7/3.2% -> 2.4/2.0% and two runs of one cell 4.4/4.6% -> 2.9/3.4% apart.
     QString iterations = quick ? "20" : "120";
     QStringList only;  // --experiment NAME (repeatable): those sample experiments alone, e.g. to leave out the slow ones
+    QString keep;
     for (int i = 1; i + 1 < argc; ++i) {
         if (QString(argv[i]) == "--rounds") rounds = std::max(1, QString(argv[i + 1]).toInt());
         if (QString(argv[i]) == "--iterations") iterations = argv[i + 1];
         if (QString(argv[i]) == "--experiment") only << argv[i + 1];
+        if (QString(argv[i]) == "--keep") keep = argv[i + 1];
+    }
+    if (!keep.isEmpty() && !QDir().mkpath(keep)) {
+        std::fprintf(stderr, "bench_prediction: cannot create --keep directory '%s'\n", qPrintable(keep));
+        return 2;
     }
     QStringList experiments;
     if (quick) {
@@ -245,7 +258,9 @@ int main(int argc, char** argv) {
     };
     std::printf("load average before: %s\n", qPrintable(loadAverage()));
 
-    QTemporaryDir dir;
+    QTemporaryDir temporary;
+    const QDir dir(keep.isEmpty() ? temporary.path() : keep);
+    if (!keep.isEmpty()) std::printf("captures kept in %s (those already there are reused)\n", qPrintable(dir.path()));
     Tally tally;
     std::printf("%-16s %5s %5s %14s %9s %9s %7s %19s %9s %7s %19s %7s\n", "experiment", "link", "round", "policy",
                 "measured", "self", "error", "self band", "from fifo", "error", "cross band", "blind");

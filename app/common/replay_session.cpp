@@ -74,6 +74,8 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
 // compared with a mean over the later ones. A run that switched after warm-up (plan order, self-tuned pace) also
 // ran another schedule before the switch (dynamic order, one channel, the settings as given) and paid the new
 // runtime's one-off costs just after it. A run too short to have three steady iterations keeps everything.
+// The warm-up's collectives and rounds after its first iteration stay apart (ObservedRun::warmup_spans): the sizes
+// they measured and the steady iterations did not.
 void keepSteadyState(const nlohmann::json& experiment, bool selfTuned, engine::ObservedRun& observed) {
     const std::optional<int> warmup = warmupIterations(experiment);
     if (!warmup) return;
@@ -83,6 +85,12 @@ void keepSteadyState(const nlohmann::json& experiment, bool selfTuned, engine::O
     for (const engine::ObservedSpan& s : observed.spans)
         if (s.iteration >= first) steady.insert(s.iteration);
     if (steady.size() < 3) return;
+    int earliest = first;
+    for (const engine::ObservedSpan& s : observed.spans) earliest = std::min(earliest, s.iteration);
+    for (const engine::ObservedSpan& s : observed.spans)  // the sizes only the warm-up ran (ObservedRun::warmup_spans)
+        if (s.iteration > earliest && s.iteration < first &&
+            (s.kind == engine::ObservedSpan::Comm || s.kind == engine::ObservedSpan::Round))
+            observed.warmup_spans.push_back(s);
     std::erase_if(observed.spans, [&](const engine::ObservedSpan& s) { return s.iteration < first; });
     observed.warmup_removed = true;
 }

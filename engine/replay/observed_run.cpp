@@ -215,6 +215,24 @@ SizeMeans meansBySize(const CollectiveSpans& spans, Keep&& keep) {
     return means;
 }
 
+// Adds to `counted` (per-size means of the counted iterations) the sizes of the warm-up (ObservedRun::warmup_spans)
+// below its smallest, as `means` reads them off a run of the warm-up's spans alone: where the counted iterations ran
+// only large units, those are the sizes that show a collective's fixed cost. A self-tuned pace run of the transformer
+// sample at 10 Gb/s ran three units of about 1 MiB: its line had no fixed cost, and fifo's 54 units (68 us each in
+// fifo's own run, 67-73 us in that pace run's warm-up) were predicted from it 33% too fast. Only a warm-up that traced
+// its rounds (Round spans, runs from 2026-12-03 on) counts: before, a unit's span held the round that chose it.
+template <typename Means>
+void addSmallerWarmupSizes(const ObservedRun& run, SizeMeans& counted, Means&& means) {
+    const auto isRound = [](const ObservedSpan& s) { return s.kind == ObservedSpan::Round; };
+    if (counted.empty() || std::none_of(run.warmup_spans.begin(), run.warmup_spans.end(), isRound)) return;
+    ObservedRun warmup;
+    warmup.spans = run.warmup_spans;
+    warmup.warmup_removed = true;  // every one of its iterations counts
+    const double smallest = counted.begin()->first;
+    for (const auto& [bytes, v] : means(warmup))
+        if (bytes < smallest) counted.emplace(bytes, v);
+}
+
 // The collectives whose span meets another's, in one sweep by start: one overlaps an earlier one if the latest end
 // before it is past its start, and a later one if the next start is before its end.
 std::set<CollectiveKey> overlappingCollectives(const CollectiveSpans& spans) {
@@ -785,6 +803,17 @@ CommCpu fitCommCpu(const ObservedRun& run) {
         }
     }
     if (bySize.empty()) return run.comm_cpu;
+    if (measured)
+        addSmallerWarmupSizes(run, bySize, [](const ObservedRun& warmup) {
+            SizeMeans cpu;
+            for (const ObservedSpan& s : warmup.spans)
+                if (s.kind == ObservedSpan::Comm && s.bytes > 0 && s.cpu >= 0) {
+                    auto& [sum, count] = cpu[static_cast<double>(s.bytes)];
+                    sum += static_cast<double>(s.cpu);
+                    count += 1;
+                }
+            return cpu;
+        });
     if (!measured) rounds = {run.comm_cpu.round_ns, 1};
     CommCpu fit = fitCommCpu(bySize, rounds);
     if (fit.round_ns <= 0 && !run.readiness_rides_on_units && run.host_memory)  // as in fitCostModel
@@ -892,6 +921,10 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
             }
         }
     }
+    addSmallerWarmupSizes(run, bySize, [](const ObservedRun& warmup) {
+        const std::vector<int> every;
+        return meansBySize(lastJoinAndLeave(warmup, Counted{INT32_MIN, every}), [](const CollectiveKey&) { return true; });
+    });
     // A traced round is a collective of its own size over the same transport: one more size for the table and line.
     // It matters where the units show too few sizes for a fixed cost (fitWeighted): a DDP run's two or three bucket
     // sizes drew a line through the origin, and replay priced the many small units of fifo 7-24% too fast from it.

@@ -60,6 +60,12 @@ struct ObservedRun {
     // The caller already cut the run to the iterations its measured time averages (app's keepSteadyState, from
     // engine::firstSteadyIteration on): the first iteration left is one of them, not a warm-up to leave out.
     bool warmup_removed = false;
+    // The Comm and Round spans of the warm-up iterations that were cut (all but the first, which pays for
+    // allocation), kept for the sizes they measured: a run that switched schedules after its warm-up (plan order, a
+    // self-tuned pace) may run nothing but a few large fused units in its steady iterations, whose line says nothing
+    // of a collective's fixed cost, while its warm-up (dynamic order, the settings as given) ran small ones. Used by
+    // fitCostModel and fitCommCpu for the sizes below the smallest the counted iterations ran (smallerWarmupSizes).
+    std::vector<ObservedSpan> warmup_spans;
 };
 
 // The CPU a collective takes from compute, fitted (least squares in its bytes) over the counted iterations' Comm

@@ -216,21 +216,22 @@ SizeMeans meansBySize(const CollectiveSpans& spans, Keep&& keep) {
 }
 
 // Adds to `counted` (per-size means of the counted iterations) the sizes of the warm-up (ObservedRun::warmup_spans)
-// below its smallest, as `means` reads them off a run of the warm-up's spans alone: where the counted iterations ran
-// only large units, those are the sizes that show a collective's fixed cost. A self-tuned pace run of the transformer
+// below `smallestRan`, the smallest unit the counted iterations ran (a size they ran but left out of their means,
+// such as one never seen alone among several channels, stays as their fit prices it), as `means` reads them off a
+// run of the warm-up's spans alone: where the counted iterations ran only large units, those are the sizes that show
+// a collective's fixed cost. A self-tuned pace run of the transformer
 // sample at 10 Gb/s ran three units of about 1 MiB: its line had no fixed cost, and fifo's 54 units (68 us each in
 // fifo's own run, 67-73 us in that pace run's warm-up) were predicted from it 33% too fast. Only a warm-up that traced
 // its rounds (Round spans, runs from 2026-12-03 on) counts: before, a unit's span held the round that chose it.
 template <typename Means>
-void addSmallerWarmupSizes(const ObservedRun& run, SizeMeans& counted, Means&& means) {
+void addSmallerWarmupSizes(const ObservedRun& run, SizeMeans& counted, double smallestRan, Means&& means) {
     const auto isRound = [](const ObservedSpan& s) { return s.kind == ObservedSpan::Round; };
     if (counted.empty() || std::none_of(run.warmup_spans.begin(), run.warmup_spans.end(), isRound)) return;
     ObservedRun warmup;
     warmup.spans = run.warmup_spans;
     warmup.warmup_removed = true;  // every one of its iterations counts
-    const double smallest = counted.begin()->first;
     for (const auto& [bytes, v] : means(warmup))
-        if (bytes < smallest) counted.emplace(bytes, v);
+        if (bytes < smallestRan) counted.emplace(bytes, v);
 }
 
 // The collectives whose span meets another's, in one sweep by start: one overlaps an earlier one if the latest end
@@ -804,7 +805,7 @@ CommCpu fitCommCpu(const ObservedRun& run) {
     }
     if (bySize.empty()) return run.comm_cpu;
     if (measured)
-        addSmallerWarmupSizes(run, bySize, [](const ObservedRun& warmup) {
+        addSmallerWarmupSizes(run, bySize, bySize.begin()->first, [](const ObservedRun& warmup) {
             SizeMeans cpu;
             for (const ObservedSpan& s : warmup.spans)
                 if (s.kind == ObservedSpan::Comm && s.bytes > 0 && s.cpu >= 0) {
@@ -921,7 +922,9 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
             }
         }
     }
-    addSmallerWarmupSizes(run, bySize, [](const ObservedRun& warmup) {
+    double smallestRan = std::numeric_limits<double>::max();
+    for (const auto& [key, span] : latest) smallestRan = std::min(smallestRan, static_cast<double>(std::get<3>(key)));
+    addSmallerWarmupSizes(run, bySize, smallestRan, [](const ObservedRun& warmup) {
         const std::vector<int> every;
         return meansBySize(lastJoinAndLeave(warmup, Counted{INT32_MIN, every}), [](const CollectiveKey&) { return true; });
     });

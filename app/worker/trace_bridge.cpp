@@ -68,13 +68,18 @@ void TraceBridge::measureCommCpu(bool on) { measureCpu_ = on; }
 void TraceBridge::countCommCpuFrom(int iteration) {
     std::lock_guard lock(cpuMutex_);
     cpuFrom_ = iteration;
+    for (const auto& [bytes, v] : cpuBySize_) {  // the schedule before: its sizes below the steady ones (commCpu)
+        auto& [sum, count] = warmupCpuBySize_[bytes];
+        sum += v.first;
+        count += v.second;
+    }
     cpuBySize_.clear();
     roundCpu_ = {0, 0};
 }
 
 engine::CommCpu TraceBridge::commCpu() const {
     std::lock_guard lock(cpuMutex_);
-    return engine::fitCommCpu(cpuBySize_, roundCpu_);
+    return engine::fitCommCpu(cpuBySize_, roundCpu_, warmupCpuBySize_);
 }
 
 void TraceBridge::forward(int layer, int iteration, std::int64_t start, std::int64_t end) {

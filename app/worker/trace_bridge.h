@@ -35,8 +35,9 @@ public:
     // span and fit what a collective takes from compute over the run (commCpu). Call before a runtime starts.
     void measureCommCpu(bool on);
     engine::CommCpu commCpu() const;  // the fit over the steady iterations so far; zero when not measured
-    // From `iteration` on only (default 1: the first pays for first touches); forgets what came before. The warm-up
-    // switch calls it: collectives of the schedule before it do not describe the run's.
+    // From `iteration` on only (default 1: the first pays for first touches). The warm-up switch calls it:
+    // collectives of the schedule before it do not describe the run's, but their sizes below the smallest the run
+    // then sends still join the fit (engine::fitCommCpu's warm-up sizes: a few large fused units show no fixed cost).
     void countCommCpuFrom(int iteration);
 
     void forward(int layer, int iteration, std::int64_t start, std::int64_t end);
@@ -73,6 +74,7 @@ private:
     int cpuFrom_ = 1;
     std::map<double, std::pair<double, double>> cpuBySize_;  // bytes -> (CPU ns, collectives), iterations >= cpuFrom_
     std::pair<double, double> roundCpu_{0, 0};                // stand-alone agreement rounds: (CPU ns, rounds)
+    std::map<double, std::pair<double, double>> warmupCpuBySize_;  // the same per size, before countCommCpuFrom
 };
 
 }  // namespace pacer::worker

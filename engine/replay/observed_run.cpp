@@ -804,17 +804,18 @@ CommCpu fitCommCpu(const ObservedRun& run) {
         }
     }
     if (bySize.empty()) return run.comm_cpu;
-    if (measured)
-        addSmallerWarmupSizes(run, bySize, bySize.begin()->first, [](const ObservedRun& warmup) {
-            SizeMeans cpu;
-            for (const ObservedSpan& s : warmup.spans)
-                if (s.kind == ObservedSpan::Comm && s.bytes > 0 && s.cpu >= 0) {
-                    auto& [sum, count] = cpu[static_cast<double>(s.bytes)];
-                    sum += static_cast<double>(s.cpu);
-                    count += 1;
-                }
-            return cpu;
-        });
+    // A stored line prices the warm-up's sizes too: the worker fitted it with them (TraceBridge::commCpu), and read
+    // at the steady sizes alone it would lose its fixed cost again where those lie close together.
+    addSmallerWarmupSizes(run, bySize, bySize.begin()->first, [&](const ObservedRun& warmup) {
+        SizeMeans cpu;
+        for (const ObservedSpan& s : warmup.spans)
+            if (s.kind == ObservedSpan::Comm && s.bytes > 0 && (!measured || s.cpu >= 0)) {
+                auto& [sum, count] = cpu[static_cast<double>(s.bytes)];
+                sum += measured ? static_cast<double>(s.cpu) : run.comm_cpu.at(static_cast<std::size_t>(s.bytes));
+                count += 1;
+            }
+        return cpu;
+    });
     if (!measured) rounds = {run.comm_cpu.round_ns, 1};
     CommCpu fit = fitCommCpu(bySize, rounds);
     if (fit.round_ns <= 0 && !run.readiness_rides_on_units && run.host_memory)  // as in fitCostModel
@@ -822,9 +823,13 @@ CommCpu fitCommCpu(const ObservedRun& run) {
     return fit;
 }
 
-CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize, std::pair<double, double> rounds) {
+CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize, std::pair<double, double> rounds,
+                   const std::map<double, std::pair<double, double>>& warmupBySize) {
     if (cpuBySize.empty()) return {};
-    const CostModel line = fitWeighted(cpuBySize);  // the same line as the collectives' times
+    SizeMeans bySize = cpuBySize;
+    for (const auto& [bytes, v] : warmupBySize)  // as addSmallerWarmupSizes
+        if (bytes < cpuBySize.begin()->first) bySize.emplace(bytes, v);
+    const CostModel line = fitWeighted(bySize);  // the same line as the collectives' times
     return CommCpu{std::max(0.0, line.alpha_ns), std::max(0.0, line.ns_per_byte),
                    rounds.second > 0 ? std::max(0.0, rounds.first / rounds.second) : 0.0};
 }

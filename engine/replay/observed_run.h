@@ -73,9 +73,11 @@ struct ObservedRun {
 // none do.
 CommCpu fitCommCpu(const ObservedRun& run);
 // The same fit from per-size sums: bytes -> (sum of CPU ns, collectives), as a worker accumulates them, and the
-// rounds' (sum of CPU ns, rounds).
+// rounds' (sum of CPU ns, rounds); `warmupBySize`: the same sums from a warm-up that ran another schedule, whose
+// sizes below the smallest of `cpuBySize` join the fit (ObservedRun::warmup_spans says why).
 CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize,
-                   std::pair<double, double> rounds = {0, 0});
+                   std::pair<double, double> rounds = {0, 0},
+                   const std::map<double, std::pair<double, double>>& warmupBySize = {});
 
 // Per-layer times, net of what the run's collectives took from compute (fitCommCpu): per iteration the slowest rank's
 // time (a collective waits for the slowest rank), then the mean over the steady iterations (the first is left out when

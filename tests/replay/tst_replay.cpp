@@ -121,6 +121,21 @@ ObservedRun twoTensorRun() {
     return run;
 }
 
+// A synthetic job on CPU ranks in dynamic order (readiness riding on the units), whose stand-alone rounds cost one
+// collective of the control block on `cost` (set here), and, with `cpu`, whose collectives take 40 us + 0.1 ns/B of
+// CPU from compute, a round its control block's.
+Workload dynamicOrderTruth(int layers, Nanos backward, bool cpu, CostModel& cost) {
+    Workload truth = syntheticModel(layers, 16'384, 50'000, backward);
+    truth.readiness_rides_on_units = true;
+    const std::size_t control = controlBlockBytes(truth.tensors.size());
+    cost.first_unit_extra_ns = static_cast<double>(cost.at(control));
+    if (cpu) {
+        truth.comm_cpu = {40'000, 0.1, 0};
+        truth.comm_cpu.round_ns = truth.comm_cpu.at(control);
+    }
+    return truth;
+}
+
 }  // namespace
 
 class TestReplay : public QObject {
@@ -298,15 +313,8 @@ private slots:
         QFETCH(Nanos, backward);
         QFETCH(QString, to);
         QFETCH(bool, cpu);
-        Workload truth = syntheticModel(layers, 16'384, 50'000, backward);
-        truth.readiness_rides_on_units = true;
         CostModel cost{100'000, 8.0, {}};  // 1 Gb/s, 100 us per call
-        const std::size_t control = controlBlockBytes(truth.tensors.size());
-        cost.first_unit_extra_ns = static_cast<double>(cost.at(control));
-        if (cpu) {
-            truth.comm_cpu = {40'000, 0.1, 0};
-            truth.comm_cpu.round_ns = truth.comm_cpu.at(control);
-        }
+        const Workload truth = dynamicOrderTruth(layers, backward, cpu, cost);
         Workload planned = truth;  // the self-tuned pace's plan order: readiness fresh, no rounds
         planned.readiness_rides_on_units = false;
         PolicyConfig pace, target;
@@ -361,13 +369,8 @@ private slots:
         QFETCH(Nanos, backward);
         QFETCH(bool, cpu);
         QFETCH(bool, stored);
-        Workload truth = syntheticModel(layers, 16'384, 50'000, backward);
-        truth.readiness_rides_on_units = true;
         CostModel cost{70'000, 0.8, {}};  // 10 Gb/s, 70 us per call: fifo's compute pays its units' CPU
-        const std::size_t control = controlBlockBytes(truth.tensors.size());
-        cost.first_unit_extra_ns = static_cast<double>(cost.at(control));
-        if (cpu) truth.comm_cpu = {40'000, 0.1, 0};
-        truth.comm_cpu.round_ns = truth.comm_cpu.at(control);
+        const Workload truth = dynamicOrderTruth(layers, backward, cpu, cost);
         Workload planned = truth;  // after the warm-up: plan order, readiness fresh, no rounds
         planned.readiness_rides_on_units = false;
         PolicyConfig given, tuned, fifo;

@@ -543,6 +543,30 @@ std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveS
 // chose (on some rank, the comm thread's span before the unit is a round of its iteration) and what a round costs,
 // each from the last rank's join to the last rank's leave (the k-th round of an iteration is one collective on
 // every rank), the mean over the counted iterations.
+// How late a Horovod tick starts its round (Workload::timer_wake_ns). Per counted iteration the policy counts its
+// cycle from rank 0's first round (the first gradient's news; rank 0's clock rides in it) and holds what that round
+// heard until the tick a cycle later; rank 0's next round is the tick's. The mean over iterations of its start less
+// the tick, where that is under a cycle (otherwise the round was not the tick's); 0 without a cycle. Rank 0's: its
+// wake is the policy's own time, where the simulator began the round on the tick. On the small MLP at 10 Gb/s (cycle
+// 1 ms, one tick an iteration) it began 39-43 us late, and each Horovod run replayed as itself came out 0.3-1.8% too
+// fast over three grids. Not the last rank's join: rank 1 (which turns the tick into its clock by an estimated
+// offset) joined 80-90 us late in some runs, and with that the same runs replayed 2.5-5.1% too slow, where without
+// any lateness they had been within 1.1%; what rank 1's further lateness stands for is not found.
+double tickLatency(const ObservedRun& run, const Counted& counts) {
+    if (run.cycle_ns <= 0) return 0;
+    std::map<int, std::vector<Nanos>> starts;  // iteration -> rank 0's rounds' starts
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Round && s.rank == 0 && counts(s.iteration)) starts[s.iteration].push_back(s.start);
+    std::vector<double> late;
+    for (auto& [iteration, v] : starts) {
+        if (v.size() < 2) continue;
+        std::sort(v.begin(), v.end());
+        const Nanos tick = v[0] + run.cycle_ns;
+        if (v[1] >= tick && v[1] - tick < run.cycle_ns) late.push_back(static_cast<double>(v[1] - tick));
+    }
+    return late.empty() ? 0.0 : mean(late);
+}
+
 struct TracedRounds {
     std::set<CollectiveKey> chose;
     double sum_ns = 0, count = 0;  // over the rounds; count 0: the run traced none
@@ -768,6 +792,7 @@ Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<i
 
     w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run, counts)));
     w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run, counts)));
+    w.timer_wake_ns = static_cast<Nanos>(std::llround(tickLatency(run, counts)));
     w.release_gap_ns = static_cast<Nanos>(std::llround(releaseGap(run, counts)));
     w.tail_ns = static_cast<Nanos>(std::llround(mean(tails)));
     w.readiness_rides_on_units = run.readiness_rides_on_units;
@@ -1133,6 +1158,7 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         // two of each, often none (which would read as no latency at all).
         w.value().resume_ns = model.workload.resume_ns;
         w.value().dispatch_ns = model.workload.dispatch_ns;
+        w.value().timer_wake_ns = model.workload.timer_wake_ns;
         w.value().release_gap_ns = model.workload.release_gap_ns;
         model.iterations.push_back({iteration, observed[iteration], std::move(w).value(), std::move(c).value()});
     }

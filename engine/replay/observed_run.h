@@ -66,6 +66,9 @@ struct ObservedRun {
     // of a collective's fixed cost, while its warm-up (dynamic order, the settings as given) ran small ones. Used by
     // fitCostModel and fitCommCpu for the sizes below the smallest the counted iterations ran (smallerWarmupSizes).
     std::vector<ObservedSpan> warmup_spans;
+    // Horovod's cycle, from the run's policy settings (0: the policy held nothing until a time): its ticks are read
+    // off the rounds (Workload::timer_wake_ns).
+    Nanos cycle_ns = 0;
 };
 
 // The CPU a collective takes from compute, fitted (least squares in its bytes) over the counted iterations' Comm

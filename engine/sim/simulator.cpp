@@ -208,7 +208,7 @@ Status validateWorkload(const Workload& w) {
     if (w.tensors.empty()) return Status::error("workload has no gradient tensors");
     if (w.ranks < 1) return Status::error("workload rank count must be at least 1, got " + std::to_string(w.ranks));
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
-    if (w.resume_ns < 0 || w.dispatch_ns < 0 || w.release_gap_ns < 0)
+    if (w.resume_ns < 0 || w.dispatch_ns < 0 || w.release_gap_ns < 0 || w.timer_wake_ns < 0)
         return Status::error("negative wake-up latency");
     if (w.tail_ns < 0) return Status::error("negative compute between iterations");
     if (!(w.comm_cpu.alpha_ns >= 0) || !(w.comm_cpu.ns_per_byte >= 0))
@@ -507,7 +507,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                          "sends nothing and names no wake time");
                 // A gradient's news reaches the idle link only after the communication thread wakes up, and so does
                 // a policy's held work when its time comes (the thread sleeps until then).
-                now = nextTime + w.dispatch_ns;
+                now = nextTime + (holding && w.timer_wake_ns > 0 ? w.timer_wake_ns : w.dispatch_ns);
                 deliverUntil(now);
                 afterRound = rides;
                 continue;

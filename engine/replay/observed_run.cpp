@@ -215,14 +215,20 @@ SizeMeans meansBySize(const CollectiveSpans& spans, Keep&& keep) {
     return means;
 }
 
-// Adds to `counted` (per-size means of the counted iterations) the sizes of the warm-up (ObservedRun::warmup_spans)
-// below `smallestRan`, the smallest unit the counted iterations ran (a size they ran but left out of their means,
-// such as one never seen alone among several channels, stays as their fit prices it), as `means` reads them off a
-// run of the warm-up's spans alone: where the counted iterations ran only large units, those are the sizes that show
-// a collective's fixed cost. A self-tuned pace run of the transformer
-// sample at 10 Gb/s ran three units of about 1 MiB: its line had no fixed cost, and fifo's 54 units (68 us each in
-// fifo's own run, 67-73 us in that pace run's warm-up) were predicted from it 33% too fast. Only a warm-up that traced
-// its rounds (Round spans, runs from 2026-12-03 on) counts: before, a unit's span held the round that chose it.
+// Adds to `counted` (per-size means of the counted iterations) the sizes of `warmup` below `smallestRan`, the
+// smallest unit the counted iterations ran (a size they ran but left out of their means, such as one never seen alone
+// among several channels, stays as their fit prices it): where they ran only large units, the warm-up's smaller
+// ones are the sizes that show a collective's fixed cost. A self-tuned pace run of the transformer sample at 10 Gb/s
+// ran three units of about 1 MiB: its line had no fixed cost, and fifo's 54 units (68 us each in fifo's own run,
+// 67-73 us in that pace run's warm-up) were predicted from it 33% too fast.
+void addSmallerSizes(SizeMeans& counted, const SizeMeans& warmup, double smallestRan) {
+    if (counted.empty()) return;
+    for (const auto& [bytes, v] : warmup)
+        if (bytes < smallestRan) counted.emplace(bytes, v);
+}
+// The same with the warm-up's spans (ObservedRun::warmup_spans), as `means` reads them off a run of those alone. Only
+// a warm-up that traced its rounds (Round spans, runs from 2026-12-03 on) counts: before, a unit's span held the
+// round that chose it.
 template <typename Means>
 void addSmallerWarmupSizes(const ObservedRun& run, SizeMeans& counted, double smallestRan, Means&& means) {
     const auto isRound = [](const ObservedSpan& s) { return s.kind == ObservedSpan::Round; };
@@ -230,8 +236,7 @@ void addSmallerWarmupSizes(const ObservedRun& run, SizeMeans& counted, double sm
     ObservedRun warmup;
     warmup.spans = run.warmup_spans;
     warmup.warmup_removed = true;  // every one of its iterations counts
-    for (const auto& [bytes, v] : means(warmup))
-        if (bytes < smallestRan) counted.emplace(bytes, v);
+    addSmallerSizes(counted, means(warmup), smallestRan);
 }
 
 // The collectives whose span meets another's, in one sweep by start: one overlaps an earlier one if the latest end
@@ -539,10 +544,6 @@ std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveS
     return result;
 }
 
-// A run's agreement rounds as traced (ObservedSpan::Round; runs before 2026-12-03 have none): which units a round
-// chose (on some rank, the comm thread's span before the unit is a round of its iteration) and what a round costs,
-// each from the last rank's join to the last rank's leave (the k-th round of an iteration is one collective on
-// every rank), the mean over the counted iterations.
 // How late a Horovod tick starts its round (Workload::timer_wake_ns). Per counted iteration the policy counts its
 // cycle from rank 0's first round (the first gradient's news; rank 0's clock rides in it) and holds what that round
 // heard until the tick a cycle later; rank 0's next round is the tick's. The mean over iterations of its start less
@@ -567,6 +568,10 @@ double tickLatency(const ObservedRun& run, const Counted& counts) {
     return late.empty() ? 0.0 : mean(late);
 }
 
+// A run's agreement rounds as traced (ObservedSpan::Round; runs before 2026-12-03 have none): which units a round
+// chose (on some rank, the comm thread's span before the unit is a round of its iteration) and what a round costs,
+// each from the last rank's join to the last rank's leave (the k-th round of an iteration is one collective on
+// every rank), the mean over the counted iterations.
 struct TracedRounds {
     std::set<CollectiveKey> chose;
     double sum_ns = 0, count = 0;  // over the rounds; count 0: the run traced none
@@ -852,8 +857,7 @@ CommCpu fitCommCpu(const std::map<double, std::pair<double, double>>& cpuBySize,
                    const std::map<double, std::pair<double, double>>& warmupBySize) {
     if (cpuBySize.empty()) return {};
     SizeMeans bySize = cpuBySize;
-    for (const auto& [bytes, v] : warmupBySize)  // as addSmallerWarmupSizes
-        if (bytes < cpuBySize.begin()->first) bySize.emplace(bytes, v);
+    addSmallerSizes(bySize, warmupBySize, cpuBySize.begin()->first);
     const CostModel line = fitWeighted(bySize);  // the same line as the collectives' times
     return CommCpu{std::max(0.0, line.alpha_ns), std::max(0.0, line.ns_per_byte),
                    rounds.second > 0 ? std::max(0.0, rounds.first / rounds.second) : 0.0};

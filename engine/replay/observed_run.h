@@ -64,7 +64,7 @@ struct ObservedRun {
     // allocation), kept for the sizes they measured: a run that switched schedules after its warm-up (plan order, a
     // self-tuned pace) may run nothing but a few large fused units in its steady iterations, whose line says nothing
     // of a collective's fixed cost, while its warm-up (dynamic order, the settings as given) ran small ones. Used by
-    // fitCostModel and fitCommCpu for the sizes below the smallest the counted iterations ran (smallerWarmupSizes).
+    // fitCostModel and fitCommCpu for the sizes below the smallest the counted iterations ran.
     std::vector<ObservedSpan> warmup_spans;
     // Horovod's cycle, from the run's policy settings (0: the policy held nothing until a time): its ticks are read
     // off the rounds (Workload::timer_wake_ns).

@@ -69,7 +69,8 @@ struct Workload {
     Nanos resume_ns = 0;
     Nanos dispatch_ns = 0;
     // A policy that holds work until a time it names (Horovod's tick) has its round start timer_wake_ns after that
-    // time: the comm thread's timed wake-up, and the last rank's. 0: dispatch_ns stands for it (a run without ticks).
+    // time: the comm thread's timed wake-up, as rank 0 showed it (engine::tickLatency). 0: dispatch_ns stands for it
+    // (a run without ticks).
     Nanos timer_wake_ns = 0;
     // On a CPU host with every core busy, the compute thread that a reduction wakes takes the core the communication
     // thread needs for its next collective: a unit that follows straight on from one that ended a compute wait starts

@@ -483,28 +483,70 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
     return mean(singles.empty() ? fused : singles);
 }
 
+// The release gap that, capped as the simulator caps it by how long the woken compute ran before it blocked again
+// (min(gap, run)), gives the samples' total: the gaps a run shows are that cap where the compute blocked soon (a DDP
+// bucket's next layer) and the whole gap where it ran on. Samples are (gap, run); a run that never blocked again in
+// its iteration is unbounded. Where every gap reached its run, the longest gap.
+double uncappedGap(const std::vector<std::pair<double, double>>& samples) {
+    if (samples.empty()) return 0;
+    double total = 0, longest = 0;
+    std::vector<double> runs;
+    for (const auto& [gap, run] : samples) {
+        total += gap;
+        longest = std::max(longest, gap);
+        runs.push_back(run);
+    }
+    std::sort(runs.begin(), runs.end());
+    // f(G) = sum of min(G, run) rises with G; between two sorted runs it is linear: the runs below G plus G for each
+    // run above it.
+    double below = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const double above = static_cast<double>(runs.size() - i);
+        const double g = (total - below) / above;  // G if it lies at or below runs[i]
+        if (g <= runs[i]) return std::max(0.0, g);
+        below += runs[i];
+    }
+    return longest;
+}
+
 // How long the comm thread's next collective waits after one that ended a compute wait (Workload::release_gap_ns):
-// the woken compute thread takes the core. Of each collective that ended a wait (waitReleases), the next one by the
-// last rank's join counts where its unit was ready on every rank by the released one's last leave and no agreement
-// round came between: its last join minus that last leave. The mean over the counted iterations; 0 with channels
-// (their units overlap), in a Horovod run (its units wait for their tick) or where no such pair occurs.
+// the woken compute thread takes the core until it blocks again or the scheduler hands the core back. Of each
+// collective that ended a wait (waitReleases), the next one by the last rank's join counts where its unit was ready
+// on every rank by the released one's last leave and no agreement round came between: its last join minus that last
+// leave, with how long the woken compute then ran before its next wait (the longest over the ranks that waited; its
+// iteration's compute when it never waited again). The gap is read uncapped (uncappedGap) over the counted
+// iterations; 0 with channels (their units overlap), in a Horovod run (its units wait for their tick) or where no
+// such pair occurs.
 double releaseGap(const ObservedRun& run, const Counted& counts) {
     if (run.channels > 1 || holdsUnitsUntilATick(run.policy)) return 0;
     const CollectiveSpans spans = lastJoinAndLeave(run, counts);
     std::vector<Nanos> roundStarts;
-    for (const ObservedSpan& s : run.spans)
+    std::map<int, std::vector<Nanos>> waitStarts;  // rank -> its waits' starts, ascending
+    for (const ObservedSpan& s : run.spans) {
         if (s.kind == ObservedSpan::Round) roundStarts.push_back(s.start);
+        if (s.kind == ObservedSpan::Wait) waitStarts[s.rank].push_back(s.start);
+    }
     std::sort(roundStarts.begin(), roundStarts.end());
-    std::set<CollectiveKey> released;
-    for (const WaitRelease& r : waitReleases(run, counts)) released.insert(r.collective);
+    for (auto& [rank, starts] : waitStarts) std::sort(starts.begin(), starts.end());
+    // Per released collective: how long the compute it woke ran before its next wait, the longest over ranks.
+    constexpr double kRanOn = std::numeric_limits<double>::infinity();
+    std::map<CollectiveKey, double> released;
+    for (const WaitRelease& r : waitReleases(run, counts)) {
+        const std::vector<Nanos>& starts = waitStarts[r.wait->rank];
+        const auto next = std::upper_bound(starts.begin(), starts.end(), r.wait->end);
+        const double ran = next == starts.end() ? kRanOn : static_cast<double>(*next - r.end);
+        double& longest = released[r.collective];
+        longest = std::max(longest, ran);
+    }
     std::vector<std::pair<Nanos, CollectiveKey>> byJoin;
     for (const auto& [key, span] : spans) byJoin.emplace_back(span.first, key);
     std::sort(byJoin.begin(), byJoin.end());
     const std::map<std::pair<int, int>, Nanos> backwardEnd = latestBackwardEnds(run);
-    std::vector<double> samples;
+    std::vector<std::pair<double, double>> samples;  // (gap, the woken compute's run)
     for (std::size_t i = 0; i + 1 < byJoin.size(); ++i) {
         const CollectiveKey& u = byJoin[i].second;
-        if (!released.count(u)) continue;
+        const auto woke = released.find(u);
+        if (woke == released.end()) continue;
         const auto& [nextJoin, v] = byJoin[i + 1];
         const Nanos leave = spans.at(u).second;
         const int tensor = std::get<1>(v);
@@ -513,9 +555,9 @@ double releaseGap(const ObservedRun& run, const Counted& counts) {
         if (ready == backwardEnd.end() || ready->second > leave) continue;  // it waited for its gradients
         const auto round = std::lower_bound(roundStarts.begin(), roundStarts.end(), byJoin[i].first);
         if (round != roundStarts.end() && *round < nextJoin) continue;  // a round chose it: the round's own cost
-        samples.push_back(static_cast<double>(std::max<Nanos>(0, nextJoin - leave)));
+        samples.emplace_back(static_cast<double>(std::max<Nanos>(0, nextJoin - leave)), woke->second);
     }
-    return mean(samples);
+    return uncappedGap(samples);
 }
 
 // Dynamic order on CPU ranks (readiness riding on the units), runs that did not trace their rounds (tracedRounds): the

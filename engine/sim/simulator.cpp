@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <set>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -324,11 +325,14 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     UnitLedger ledger(w.tensors);  // what the policy has heard is ready, and what it has not yet sent
     std::vector<Nanos> layerReduced(numLayers, 0);   // when layer l's last gradient of the last iteration was reduced
     // The step (its first piece: tensor, segment) whose end set layerReduced[l]; and the steps whose end the last
-    // forward waited for: in the next iteration the unit after each of them pays Workload::release_gap_ns (the
-    // iteration before stands for the next one, whose forward is simulated after its units are laid out).
+    // forward waited for, each with how long the compute it woke then ran before it blocked again (or its iteration's
+    // compute ended): in the next iteration the unit after each of them waits for the core that long, up to
+    // Workload::release_gap_ns (the iteration before stands for the next one, whose forward is simulated after its
+    // units are laid out).
     using StepKey = std::pair<int, int>;
     std::vector<StepKey> layerReducedBy(numLayers, {-1, -1});
-    std::set<StepKey> releasing;
+    std::map<StepKey, Nanos> releasing;  // step -> the woken compute's run
+    std::optional<std::pair<StepKey, Nanos>> lastRelease;  // the latest wait's step and when it released the wait
     std::vector<GradientReady> ready;
     ready.reserve(numTensors);
 
@@ -380,7 +384,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         for (int l = 0; l < numLayers; ++l) {
             if (k > 0 && !barrier) {
                 if (layerReduced[l] > t) {
-                    releasing.insert(layerReducedBy[l]);
+                    if (lastRelease) releasing.emplace(lastRelease->first, t - lastRelease->second);
+                    lastRelease = {layerReducedBy[l], layerReduced[l]};
                     emitCompute(SimEvent::Wait, k, l, t, layerReduced[l] + w.resume_ns);
                     t = layerReduced[l] + w.resume_ns;
                 }
@@ -408,6 +413,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         const Nanos tail = taken.stretch(t, w.tail_ns, numLayers);
         if (tail > 0) computeBusy.emplace_back(t, t + tail);  // untraced: no event, but busy
         computeFree = t + tail;
+        if (lastRelease) releasing.emplace(lastRelease->first, computeFree - lastRelease->second);
+        lastRelease.reset();
         const std::size_t firstOwnUnit = taken.size();
 
         // ---- communication: the policy picks units whenever the link is idle ----
@@ -416,10 +423,10 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         // time, as the runtime drives it.
         ledger.beginIteration();
         for (int l = 0; l < numLayers; ++l) layerReduced[l] = 0;
-        const std::set<StepKey> releasedBefore = std::move(releasing);
+        const std::map<StepKey, Nanos> releasedBefore = std::move(releasing);
         releasing.clear();
         const Nanos releaseGapNs = channels == 1 ? w.release_gap_ns : 0;
-        bool afterRelease = false;  // the last step ended a wait of the next forward (releasedBefore)
+        Nanos releaseWait = 0;  // the last step ended a wait of the next forward (releasedBefore): the core's return
         // The runtime begins the policy's iteration at the round that the first gradient's news starts, once the
         // comm thread is awake (Horovod counts its ticks from there).
         const Nanos firstRound = ready.front().time + w.dispatch_ns;
@@ -517,7 +524,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
             // (after a round the round's cost stands for it). It counts as communication time, as the gaps inside a
             // run of segments do (one span), so that a run and the same units one by one give the same figures.
             const Nanos busyFrom = now;
-            if (!afterRound && issued > 0 && now == linkFree) now += afterRelease ? std::max(gapNs, releaseGapNs) : gapNs;
+            if (!afterRound && issued > 0 && now == linkFree) now += std::max(gapNs, releaseWait);
             const Nanos each = cost.at(unit->bytes());
             Nanos total = each;
             Nanos unitStart = now;  // after the round that chose it, if one did
@@ -589,7 +596,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                     layerReduced[layer] = std::max(layerReduced[layer], end);
                 }
             }
-            afterRelease = releaseGapNs > 0 && releasedBefore.count(key) > 0;
+            releaseWait = 0;
+            if (const auto released = releasedBefore.find(key); releaseGapNs > 0 && released != releasedBefore.end())
+                releaseWait = std::clamp<Nanos>(released->second, 0, releaseGapNs);
             markLinkBusy(busyFrom, end);
             linkFree = std::max(linkFree, end);
             SimEvent e;

@@ -74,8 +74,9 @@ struct Workload {
     Nanos timer_wake_ns = 0;
     // On a CPU host with every core busy, the compute thread that a reduction wakes takes the core the communication
     // thread needs for its next collective: a unit that follows straight on from one that ended a compute wait starts
-    // release_gap_ns after it (instead of the comm thread's usual gap). Measured on a captured run; 0 for a profile
-    // and with channels (the simulator applies it on one channel only).
+    // release_gap_ns after it (instead of the comm thread's usual gap), or as soon as that compute blocks again if it
+    // does sooner. Measured on a captured run; 0 for a profile and with channels (the simulator applies it on one
+    // channel only).
     Nanos release_gap_ns = 0;
     // Untraced compute after an iteration's last backward and before the next one (the next batch, the loss):
     // it delays the next forward, not the gradients, which are announced as each backward ends.

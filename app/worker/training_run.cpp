@@ -348,13 +348,6 @@ private:
             if (updated_[t]) continue;
             const std::int64_t t0 = nowNs();
             check(runtime_->waitReduced(t));
-            // On a CPU rank the reduction that woke this thread came from the comm thread, which has its next unit to
-            // start; woken with the core, this thread kept it until it blocked again, and that unit waited: a
-            // self-tuned pace at 1 Gb/s started its next unit 0.4-0.9 ms late on average (1.9-2.2 ms where the
-            // forward ran on). Handing the core over first: 19-35 us late, the compute resuming 40-80 us later
-            // instead, pace 1.6-3.2% faster at 1 Gb/s (CNN, transformer; 3 interleaved rounds); over 25 cells every
-            // policy's median ratio 0.95-1.03, the CNN's bytescheduler at 10 Gb/s 1.3-3.6% slower.
-            if (s_.device == kernels::Device::Cpu && nowNs() - t0 > 2000) sched_yield();
             const std::int64_t t1 = nowNs();
             if (t1 - t0 > 2000) bridge_->wait(t, it - 1, t0, t1);
             applyUpdate(t, it - 1);

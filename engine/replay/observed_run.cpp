@@ -484,9 +484,9 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
 }
 
 // The release gap that, capped as the simulator caps it by how long the woken compute ran before it blocked again
-// (min(gap, run)), gives the samples' total: the gaps a run shows are that cap where the compute blocked soon (a DDP
-// bucket's next layer) and the whole gap where it ran on. Samples are (gap, run); a run that never blocked again in
-// its iteration is unbounded. Where every gap reached its run, the longest gap.
+// (min(gap, run)), gives the samples' total: the gaps a run shows are that cap where the compute blocked soon (its
+// next layer's unit not sent yet) and the whole gap where it ran on. Samples are (gap, run); a run that never
+// blocked again in its iteration is unbounded. Where every gap reached its run, the longest gap.
 double uncappedGap(const std::vector<std::pair<double, double>>& samples) {
     if (samples.empty()) return 0;
     double total = 0, longest = 0;
@@ -513,8 +513,8 @@ double uncappedGap(const std::vector<std::pair<double, double>>& samples) {
 // the woken compute thread takes the core until it blocks again or the scheduler hands the core back. Of each
 // collective that ended a wait (waitReleases), the next one by the last rank's join counts where its unit was ready
 // on every rank by the released one's last leave and no agreement round came between: its last join minus that last
-// leave, with how long the woken compute then ran before its next wait (the longest over the ranks that waited; its
-// iteration's compute when it never waited again). The gap is read uncapped (uncappedGap) over the counted
+// leave, with how long the woken compute then ran before its next wait (the longest over the ranks that waited;
+// unbounded when it never waited again). The gap is read uncapped (uncappedGap) over the counted
 // iterations; 0 with channels (their units overlap), in a Horovod run (its units wait for their tick) or where no
 // such pair occurs.
 double releaseGap(const ObservedRun& run, const Counted& counts) {

@@ -444,8 +444,14 @@ std::vector<Nanos> busyStarts(const ObservedRun& run) {
 // Single-tensor collectives are preferred; fused ones are sampled only when there are none (a DDP run: every bucket is
 // fused), and never from a Horovod run, which holds each of them until its cycle's tick (the simulator models the hold
 // by itself): there the time from a gradient to its unit was 240-390 us against 10-30 us of wake-up in fifo runs. (0
-// where there are none.)
-double dispatchLatency(const ObservedRun& run, const Counted& counts) {
+// where there are none.) Beside it the mean per layer that made the unit ready, for the layers with
+// kDispatchSamplesOfALayer samples or more (Workload::dispatch_by_layer_ns says why).
+constexpr std::size_t kDispatchSamplesOfALayer = 4;
+struct Dispatch {
+    double overall = 0;
+    std::map<int, double> byLayer;  // the layers that gave enough samples
+};
+Dispatch dispatchLatency(const ObservedRun& run, const Counted& counts) {
     const std::map<std::pair<int, int>, Nanos> backwardEnd = latestBackwardEnds(run);
     // (iteration, tensor, segment) -> latest start and end over ranks, and the layer that made the unit ready.
     struct Unit {
@@ -469,7 +475,7 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
     std::vector<std::tuple<Nanos, Nanos, int, int, bool>> units;  // (start, end, iteration, layer, single)
     for (const auto& [key, u] : latest) units.emplace_back(u.start, u.end, std::get<0>(key), u.layer, u.single);
     std::sort(units.begin(), units.end());
-    std::vector<double> singles, fused;
+    std::vector<std::pair<int, double>> singles, fused;  // (layer that made the unit ready, latency)
     for (std::size_t i = 1; i < units.size(); ++i) {
         const auto& [start, end, iteration, layer, single] = units[i];
         if (!counts(iteration)) continue;
@@ -478,9 +484,20 @@ double dispatchLatency(const ObservedRun& run, const Counted& counts) {
         if (it == backwardEnd.end()) continue;
         const Nanos ready = it->second, previousEnd = std::get<1>(units[i - 1]);
         if (ready > previousEnd && start >= ready && (single || !holdsUnitsUntilATick(run.policy)))
-            (single ? singles : fused).push_back(static_cast<double>(start - ready));
+            (single ? singles : fused).emplace_back(layer, static_cast<double>(start - ready));
     }
-    return mean(singles.empty() ? fused : singles);
+    const std::vector<std::pair<int, double>>& samples = singles.empty() ? fused : singles;
+    std::map<int, std::vector<double>> byLayer;
+    std::vector<double> all;
+    for (const auto& [layer, latency] : samples) {
+        byLayer[layer].push_back(latency);
+        all.push_back(latency);
+    }
+    Dispatch d;
+    d.overall = mean(all);
+    for (const auto& [layer, latencies] : byLayer)
+        if (latencies.size() >= kDispatchSamplesOfALayer) d.byLayer[layer] = mean(latencies);
+    return d;
 }
 
 // The release gap that, capped as the simulator caps it by how long the woken compute ran before it blocked again
@@ -838,7 +855,14 @@ Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<i
     w.update_ns_per_element = mean(rates);
 
     w.resume_ns = static_cast<Nanos>(std::llround(resumeLatency(run, counts)));
-    w.dispatch_ns = static_cast<Nanos>(std::llround(dispatchLatency(run, counts)));
+    const Dispatch dispatch = dispatchLatency(run, counts);
+    w.dispatch_ns = static_cast<Nanos>(std::llround(dispatch.overall));
+    if (!dispatch.byLayer.empty()) {
+        w.dispatch_by_layer_ns.assign(w.layers.size(), -1);
+        for (const auto& [layer, latency] : dispatch.byLayer)
+            if (layer < static_cast<int>(w.layers.size()))
+                w.dispatch_by_layer_ns[layer] = static_cast<Nanos>(std::llround(latency));
+    }
     w.timer_wake_ns = static_cast<Nanos>(std::llround(tickLatency(run, counts)));
     w.release_gap_ns = static_cast<Nanos>(std::llround(releaseGap(run, counts)));
     w.tail_ns = static_cast<Nanos>(std::llround(mean(tails)));
@@ -1204,6 +1228,7 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         // two of each, often none (which would read as no latency at all).
         w.value().resume_ns = model.workload.resume_ns;
         w.value().dispatch_ns = model.workload.dispatch_ns;
+        w.value().dispatch_by_layer_ns = model.workload.dispatch_by_layer_ns;
         w.value().timer_wake_ns = model.workload.timer_wake_ns;
         w.value().release_gap_ns = model.workload.release_gap_ns;
         model.iterations.push_back({iteration, observed[iteration], std::move(w).value(), std::move(c).value()});

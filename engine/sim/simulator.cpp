@@ -211,6 +211,9 @@ Status validateWorkload(const Workload& w) {
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
     if (w.resume_ns < 0 || w.dispatch_ns < 0 || w.release_gap_ns < 0 || w.timer_wake_ns < 0)
         return Status::error("negative wake-up latency");
+    if (!w.dispatch_by_layer_ns.empty() && w.dispatch_by_layer_ns.size() != w.layers.size())
+        return Status::error("wake-up latencies for " + std::to_string(w.dispatch_by_layer_ns.size()) +
+                             " layers where the workload has " + std::to_string(w.layers.size()));
     if (w.tail_ns < 0) return Status::error("negative compute between iterations");
     if (!(w.comm_cpu.alpha_ns >= 0) || !(w.comm_cpu.ns_per_byte >= 0))
         return Status::error("negative or undefined CPU cost of a collective");
@@ -429,7 +432,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         Nanos releaseWait = 0;  // the last step ended a wait of the next forward (releasedBefore): the core's return
         // The runtime begins the policy's iteration at the round that the first gradient's news starts, once the
         // comm thread is awake (Horovod counts its ticks from there).
-        const Nanos firstRound = ready.front().time + w.dispatch_ns;
+        const Nanos firstRound = ready.front().time + w.dispatchAfter(w.tensors[ready.front().tensor].layer);
         policy.beginIteration(firstRound);
         if (k == iterations - 1) lastIterationFirstUnit = result.events.size();
         std::size_t delivered = 0;
@@ -514,7 +517,9 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
                                          "sends nothing and names no wake time");
                 // A gradient's news reaches the idle link only after the communication thread wakes up, and so does
                 // a policy's held work when its time comes (the thread sleeps until then).
-                now = nextTime + (holding && w.timer_wake_ns > 0 ? w.timer_wake_ns : w.dispatch_ns);
+                const Nanos wakeUp = holding ? (w.timer_wake_ns > 0 ? w.timer_wake_ns : w.dispatch_ns)
+                                             : w.dispatchAfter(w.tensors[ready[delivered].tensor].layer);
+                now = nextTime + wakeUp;
                 deliverUntil(now);
                 afterRound = rides;
                 continue;

@@ -212,6 +212,36 @@ private slots:
         QCOMPARE(r.value().figures.iter_ms, 1350e-6);
     }
 
+    // The wake-up is the one that the layer whose backward made the gradient ready showed (Workload::dispatchAfter):
+    // l1's gradient, ready at 400, goes on the idle link at 400 + its layer's latency, or dispatch_ns's 30 where its
+    // layer has none of its own; l0's, ready at 600 while l1's unit (450 ns) is still on the link, pays nothing.
+    void wakeUpLatencyIsTheLayers_data() {
+        QTest::addColumn<std::vector<Nanos>>("byLayer");
+        QTest::addColumn<Nanos>("l1Start");
+        QTest::newRow("one for every layer") << std::vector<Nanos>{} << Nanos{430};
+        QTest::newRow("l1's own") << std::vector<Nanos>{-1, 200} << Nanos{600};
+        QTest::newRow("l0's own, l1 the default") << std::vector<Nanos>{200, -1} << Nanos{430};
+    }
+    void wakeUpLatencyIsTheLayers() {
+        QFETCH(std::vector<Nanos>, byLayer);
+        QFETCH(Nanos, l1Start);
+        Workload w = twoLayers();
+        w.dispatch_ns = 30;
+        w.dispatch_by_layer_ns = byLayer;
+        Result<SimResult> r = simulateWith(w, PolicyConfig{}, CostModel{50, 0.1, {}}, SimOptions{2, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        std::vector<const SimEvent*> units;
+        for (const SimEvent& e : r.value().events)
+            if (e.kind == SimEvent::Comm && e.iteration == 0) units.push_back(&e);
+        QCOMPARE(units.size(), std::size_t{2});
+        QCOMPARE(units[0]->unit.pieces.front().tensor, 1);
+        QCOMPARE(units[0]->start, l1Start);
+        QCOMPARE(units[1]->start, units[0]->end);
+        // A latency for some other number of layers is refused, not read past the end.
+        w.dispatch_by_layer_ns = {30};
+        QVERIFY(!simulateWith(w, PolicyConfig{}, CostModel{50, 0.1, {}}, SimOptions{2, 1}).ok());
+    }
+
     // Horovod's cycle as the runtime keeps it: the iteration begins with the round that the first gradient's news
     // starts, once the comm thread is awake (dispatch_ns after l1's gradient at 400), and the tick a cycle later
     // wakes the thread again (another dispatch_ns): the fused unit starts at 400 + 30 + 1000 + 30. Without the

@@ -113,6 +113,13 @@ int runReplay(const Args& args) {
     // The threads' wake-ups replay charges: the comm thread's from a gradient's news (or a timed wake) to its unit,
     // the compute thread's after a reduction it waited for (engine::Workload).
     out["dispatch_us"] = static_cast<double>(source.workload.dispatch_ns) / 1e3;
+    // The layers whose wake-ups the run showed apart from that one (by layer name): what runs after their backward.
+    nlohmann::json byLayer = nlohmann::json::object();
+    const engine::Workload& w = source.workload;
+    for (std::size_t l = 0; l < w.dispatch_by_layer_ns.size() && l < w.layers.size(); ++l)
+        if (w.dispatch_by_layer_ns[l] >= 0)
+            byLayer[w.layers[l].name] = static_cast<double>(w.dispatch_by_layer_ns[l]) / 1e3;
+    out["dispatch_by_layer_us"] = std::move(byLayer);
     out["resume_us"] = static_cast<double>(source.workload.resume_ns) / 1e3;
     // The comm thread's delay after a collective that woke the compute thread (it took the core): engine::Workload.
     out["release_gap_us"] = static_cast<double>(source.workload.release_gap_ns) / 1e3;

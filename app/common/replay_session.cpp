@@ -55,6 +55,7 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
         return it != run.metrics.end() && it->second >= 0 ? it->second : 0.0;
     };
     observed.comm_cpu = {metric("comm_cpu_alpha_ns"), metric("comm_cpu_ns_per_byte"), metric("comm_cpu_round_ns")};
+    observed.startup_collective_bytes = static_cast<std::size_t>(metric("comm_cpu_startup_bytes"));
     if (!experiment.is_object()) return;
     const bool planOrder = ranInPlanOrder(experiment, tuned);
     observed.readiness_rides_on_units = engine::readinessRidesOnUnits(planOrder, true);

@@ -77,6 +77,13 @@ void TraceBridge::countCommCpuFrom(int iteration) {
     roundCpu_ = {0, 0};
 }
 
+void TraceBridge::addStartupCollectives(const engine::CollectiveCpu& measured) {
+    std::lock_guard lock(cpuMutex_);
+    auto& [sum, count] = warmupCpuBySize_[static_cast<double>(measured.bytes)];
+    sum += measured.cpu_ns * measured.calls;
+    count += measured.calls;
+}
+
 engine::CommCpu TraceBridge::commCpu() const {
     std::lock_guard lock(cpuMutex_);
     return engine::fitCommCpu(cpuBySize_, roundCpu_, warmupCpuBySize_);

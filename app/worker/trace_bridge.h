@@ -4,6 +4,7 @@
 // spans replay reads from a stored run (app/common/trace_conversion.cpp), for plan mode and self-tuning.
 #pragma once
 
+#include "engine/collectives/collective_cpu.h"
 #include "engine/replay/observed_run.h"
 #include "engine/tensor.h"
 #include "engine/trace_sink.h"
@@ -39,6 +40,10 @@ public:
     // collectives of the schedule before it do not describe the run's, but their sizes below the smallest the run
     // then sends still join the fit (engine::fitCommCpu's warm-up sizes: a few large fused units show no fixed cost).
     void countCommCpuFrom(int iteration);
+    // All-reduces timed before training (engine::measureCollectiveCpu): they join the fit as the warm-up's sizes do,
+    // below the smallest size the run sends, so that a run of a few large units still shows a fixed cost.
+    void addStartupCollectives(const engine::CollectiveCpu& measured);
+    bool measuresCommCpu() const { return measureCpu_; }
 
     void forward(int layer, int iteration, std::int64_t start, std::int64_t end);
     void backward(int layer, int iteration, std::int64_t start, std::int64_t end);

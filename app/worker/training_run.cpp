@@ -10,6 +10,7 @@
 #include "engine/planning/schedule_exchange.h"
 #include "engine/planning/warmup_schedule.h"
 #include "engine/collectives/calibrate.h"
+#include "engine/collectives/collective_cpu.h"
 #include "engine/policy_config.h"
 #include "engine/runtime.h"
 #include "engine/start_priority_launcher.h"
@@ -248,6 +249,12 @@ private:
         bridge_->measureCommCpu(engine::commTakesFromCompute(s_.device == kernels::Device::Cpu, o_.worldSize,
                                                              e.threadsPerRank, std::thread::hardware_concurrency()));
         chooseCollectives(e);
+        if (bridge_->measuresCommCpu()) {  // a point at the small end of the run's CPU line (collective_cpu.h)
+            auto startup = engine::measureCollectiveCpu(*transport_, engine::kStartupCollectiveBytes,
+                                                        engine::kStartupCollectiveCalls);
+            if (!startup.ok()) throw RunError(startup.status().message());
+            bridge_->addStartupCollectives(startup.value());
+        }
         engine::Schedule warmup;  // dynamic order, one channel, the settings as given
         warmup.policy = s_.policy;
         startRuntime(std::move(warmup));
@@ -566,6 +573,8 @@ private:
             check(writer_->setMetric("comm_cpu_alpha_ns", cpu.alpha_ns));
             check(writer_->setMetric("comm_cpu_ns_per_byte", cpu.ns_per_byte));
             check(writer_->setMetric("comm_cpu_round_ns", cpu.round_ns));
+            // The line holds the start-up point: a refit of the stored line reads it there too (fitCommCpu).
+            check(writer_->setMetric("comm_cpu_startup_bytes", static_cast<double>(engine::kStartupCollectiveBytes)));
         }
         check(flushTraces(true));
         check(writer_->close());

@@ -1,5 +1,6 @@
 #include "engine/replay/observed_run.h"
 
+#include "engine/collectives/collective_cpu.h"
 #include "engine/median_interval.h"
 #include "engine/policy_config.h"
 
@@ -900,6 +901,7 @@ CommCpu fitCommCpu(const ObservedRun& run) {
         }
     }
     if (bySize.empty()) return run.comm_cpu;
+    const double smallestSteady = bySize.begin()->first;
     // A stored line prices the warm-up's sizes too: the worker fitted it with them (TraceBridge::commCpu), and read
     // at the steady sizes alone it would lose its fixed cost again where those lie close together.
     addSmallerWarmupSizes(run, bySize, bySize.begin()->first, [&](const ObservedRun& warmup) {
@@ -912,6 +914,14 @@ CommCpu fitCommCpu(const ObservedRun& run) {
             }
         return cpu;
     });
+    // And the start-up all-reduces, where the worker fitted the line with them (a DDP run's few buckets of one size
+    // keep the fixed cost those showed), as the worker weighed them.
+    if (const double startup = static_cast<double>(run.startup_collective_bytes);
+        !measured && startup > 0 && startup < smallestSteady) {
+        auto& [sum, count] = bySize[startup];
+        sum += run.comm_cpu.at(run.startup_collective_bytes) * kStartupCollectiveCalls;
+        count += kStartupCollectiveCalls;
+    }
     if (!measured) rounds = {run.comm_cpu.round_ns, 1};
     CommCpu fit = fitCommCpu(bySize, rounds);
     if (fit.round_ns <= 0 && !run.readiness_rides_on_units && run.host_memory)  // as in fitCostModel

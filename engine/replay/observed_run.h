@@ -57,6 +57,9 @@ struct ObservedRun {
     // What a collective took from compute, for a run whose spans do not carry `cpu` (a stored run keeps the fit in
     // its metrics). Spans that carry it win.
     CommCpu comm_cpu;
+    // The size of the all-reduces the worker timed before training and fitted `comm_cpu` with (engine/collectives/
+    // collective_cpu.h; the metric comm_cpu_startup_bytes); 0 for runs stored before 2026-12-04.
+    std::size_t startup_collective_bytes = 0;
     // The caller already cut the run to the iterations its measured time averages (app's keepSteadyState, from
     // engine::firstSteadyIteration on): the first iteration left is one of them, not a warm-up to leave out.
     bool warmup_removed = false;

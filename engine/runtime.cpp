@@ -1,6 +1,7 @@
 #include "engine/runtime.h"
 
 #include "engine/sim/workload.h"
+#include "engine/thread_cpu.h"
 #include "engine/unit_ledger.h"
 
 #include "engine/plan.h"
@@ -251,9 +252,7 @@ namespace {
 // The calling thread's CPU time so far, and what it spent since its previous call (its first call: nothing). Called at each iteration's start, so that an iteration's first collective counts from there.
 Nanos threadCpuSincePrevious() {
     thread_local Nanos previous = -1;
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    const Nanos now = static_cast<Nanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    const Nanos now = threadCpuNs();
     const Nanos spent = previous < 0 ? 0 : now - previous;
     previous = now;
     return spent;

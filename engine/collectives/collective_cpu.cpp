@@ -1,21 +1,11 @@
 #include "engine/collectives/collective_cpu.h"
 
 #include "engine/median_interval.h"
+#include "engine/thread_cpu.h"
 
-#include <ctime>
 #include <vector>
 
 namespace pacer::engine {
-
-namespace {
-
-double threadCpuNs() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
-
-}  // namespace
 
 Result<CollectiveCpu> measureCollectiveCpu(Transport& transport, std::size_t bytes, int calls) {
     if (bytes < sizeof(float) || calls < 1)
@@ -25,10 +15,10 @@ Result<CollectiveCpu> measureCollectiveCpu(Transport& transport, std::size_t byt
     std::vector<double> cpu;
     for (int k = 0; k < calls; ++k) {
         if (Status s = transport.allreduce(&together, 1); !s.ok()) return Status::error("collective CPU: " + s.message());
-        const double before = threadCpuNs();
+        const Nanos before = threadCpuNs();
         if (Status s = transport.allreduce(data.data(), data.size()); !s.ok())
             return Status::error("collective CPU: " + s.message());
-        cpu.push_back(threadCpuNs() - before);
+        cpu.push_back(static_cast<double>(threadCpuNs() - before));
     }
     return CollectiveCpu{data.size() * sizeof(float), median(cpu), calls};
 }

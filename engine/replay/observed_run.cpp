@@ -916,11 +916,12 @@ CommCpu fitCommCpu(const ObservedRun& run) {
     });
     // And the start-up all-reduces, where the worker fitted the line with them (a DDP run's few buckets of one size
     // keep the fixed cost those showed), as the worker weighed them.
-    if (const double startup = static_cast<double>(run.startup_collective_bytes);
-        !measured && startup > 0 && startup < smallestSteady) {
-        auto& [sum, count] = bySize[startup];
-        sum += run.comm_cpu.at(run.startup_collective_bytes) * kStartupCollectiveCalls;
-        count += kStartupCollectiveCalls;
+    if (!measured && run.startup_collective_bytes > 0) {
+        const double calls = kStartupCollectiveCalls;
+        addSmallerSizes(bySize,
+                        {{static_cast<double>(run.startup_collective_bytes),
+                          {run.comm_cpu.at(run.startup_collective_bytes) * calls, calls}}},
+                        smallestSteady);
     }
     if (!measured) rounds = {run.comm_cpu.round_ns, 1};
     CommCpu fit = fitCommCpu(bySize, rounds);

@@ -2,6 +2,7 @@
 // simulated "capture", the what-if ring scaling, sweeps and the PACE fusion search.
 #include <QtTest>
 
+#include <numeric>
 #include <set>
 
 #include "engine/plan.h"
@@ -797,6 +798,39 @@ private slots:
         QVERIFY2(drift > 2 * alternate, qPrintable(QString("%1 vs %2").arg(drift).arg(alternate)));
         QVERIFY(*std::max_element(wild.iteration_ms.begin(), wild.iteration_ms.end()) > 2 * predicted);
         QVERIFY2(wild.high_ms - wild.low_ms < 0.05 * predicted, qPrintable(QString::number(wild.high_ms - wild.low_ms)));
+    }
+
+    // The slow iterations a run kept are part of its mean: where two of ten iterations were measured 35% slower and
+    // their estimates say as much, the prediction is the estimates' mean, none clipped to the others (a right-skewed
+    // run replayed low so). Where the estimate is 20x and its iteration was not slower, it is clipped as before
+    // (bandWidensWhenIterationsDriftTogether).
+    void keptSlowIterationsCountInThePrediction() {
+        // Compute-bound: a slower compute, a slower iteration.
+        const Workload truth = syntheticModel(6, 1'024, 500'000, 2'000'000);
+        PolicyConfig fifo;
+        fifo.name = "fifo";
+        Result<ObservedModel> model = modelObservedRun(simulatedFifoCapture(truth));
+        QVERIFY(model.ok());
+        std::vector<IterationEstimate> iterations = model.value().iterations;
+        QCOMPARE(iterations.size(), std::size_t{10});
+        for (std::size_t i : {std::size_t{2}, std::size_t{7}}) {
+            WhatIf slower;
+            slower.compute_speed = 1 / 1.35;
+            iterations[i].workload = applyWhatIf(iterations[i].workload, slower).value();
+            iterations[i].observed_ms *= 1.35;
+        }
+        Result<ReplayResult> r =
+            replay(model.value().workload, model.value().cost, fifo, WhatIf{}, SimOptions{}, iterations);
+        QVERIFY(r.ok());
+        const std::vector<double>& periods = r.value().band.iteration_ms;
+        QCOMPARE(periods.size(), std::size_t{10});
+        const double mean = std::accumulate(periods.begin(), periods.end(), 0.0) / 10;
+        qInfo("estimates %.3f..%.3f ms, mean %.3f, predicted %.3f", *std::min_element(periods.begin(), periods.end()),
+              *std::max_element(periods.begin(), periods.end()), mean, r.value().sim.figures.iter_ms);
+        const auto [fastest, slowest] = std::minmax_element(periods.begin(), periods.end());
+        QVERIFY(*slowest > 1.3 * *fastest);
+        QVERIFY2(qAbs(r.value().band.mean_ms - mean) < 1e-9,
+                 qPrintable(QString("%1 against the estimates' mean %2").arg(r.value().band.mean_ms).arg(mean)));
     }
 
     // The outlier's wake-ups go with it: an iteration whose collectives all started 5 ms late (the communication

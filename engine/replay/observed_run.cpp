@@ -604,26 +604,54 @@ std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveS
     return result;
 }
 
-// How late a Horovod tick starts its round (Workload::timer_wake_ns). Per counted iteration the policy counts its
-// cycle from rank 0's first round (the first gradient's news; rank 0's clock rides in it) and holds what that round
-// heard until the tick a cycle later; rank 0's next round is the tick's. The mean over iterations of its start less
-// the tick, where that is under a cycle (otherwise the round was not the tick's); 0 without a cycle. Rank 0's: its
-// wake is the policy's own time, where the simulator began the round on the tick. On the small MLP at 10 Gb/s (cycle
-// 1 ms, one tick an iteration) it began 39-43 us late, and each Horovod run replayed as itself came out 0.3-1.8% too
-// fast over three grids. Not the last rank's join: rank 1 (which turns the tick into its clock by an estimated
-// offset) joined 80-90 us late in some runs, and with that the same runs replayed 2.5-5.1% too slow, where without
-// any lateness they had been within 1.1%; what rank 1's further lateness stands for is not found.
+// Per counted iteration and rank, the starts of the rank's agreement rounds in order.
+std::map<int, std::map<int, std::vector<Nanos>>> roundStartsByRank(const ObservedRun& run, const Counted& counts) {
+    std::map<int, std::map<int, std::vector<Nanos>>> starts;
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Round && counts(s.iteration)) starts[s.iteration][s.rank].push_back(s.start);
+    for (auto& [iteration, ranks] : starts)
+        for (auto& [rank, v] : ranks) std::sort(v.begin(), v.end());
+    return starts;
+}
+
+// Horovod's tick, as the runtime keeps it: the policy counts its cycle from rank 0's entry into the iteration's
+// first round (the first gradient's news; rank 0's clock rides in it) and holds what that round heard until the tick
+// a cycle later, whose round is every rank's next. Two figures, per counted iteration and then their means; 0
+// without a cycle:
+// - tickAnchorLead (Workload::tick_anchor_lead_ns): how far before the last rank rank 0 entered the first round.
+//   The simulator's first round is the last rank's, and began the cycle there.
+// - tickLatency (Workload::timer_wake_ns): how long after the tick the tick's round began, at the last rank's join
+//   (where under a cycle; otherwise the round was not the tick's).
+// Taken from rank 0's rounds alone, with the cycle begun at the last rank's first round (until 2026-12-05): the small
+// MLP at 10 Gb/s began its tick's round 39-43 us late, and the runs replayed as themselves came within 1.1%; the last
+// rank's join (rank 1 turns the tick into its clock by an estimated offset and joined 80-90 us later still) made them
+// 2.5-5.1% too slow, for want of the anchor's lead: rank 0's backward runs up to 0.34 ms ahead of the last rank's,
+// and its cycle with it. Both together, 96 Horovod runs of five grids replayed as themselves (2026-12-05): worst
+// error 3.81 -> 2.14%, median 0.35 -> 0.33%, inside their band 70 -> 75.
+double tickAnchorLead(const ObservedRun& run, const Counted& counts) {
+    if (run.cycle_ns <= 0) return 0;
+    std::vector<double> leads;
+    for (const auto& [iteration, ranks] : roundStartsByRank(run, counts)) {
+        const auto rank0 = ranks.find(0);
+        if (rank0 == ranks.end() || static_cast<int>(ranks.size()) < run.ranks) continue;
+        Nanos last = rank0->second.front();
+        for (const auto& [rank, starts] : ranks) last = std::max(last, starts.front());
+        leads.push_back(static_cast<double>(last - rank0->second.front()));
+    }
+    return leads.empty() ? 0.0 : mean(leads);
+}
+
 double tickLatency(const ObservedRun& run, const Counted& counts) {
     if (run.cycle_ns <= 0) return 0;
-    std::map<int, std::vector<Nanos>> starts;  // iteration -> rank 0's rounds' starts
-    for (const ObservedSpan& s : run.spans)
-        if (s.kind == ObservedSpan::Round && s.rank == 0 && counts(s.iteration)) starts[s.iteration].push_back(s.start);
     std::vector<double> late;
-    for (auto& [iteration, v] : starts) {
-        if (v.size() < 2) continue;
-        std::sort(v.begin(), v.end());
-        const Nanos tick = v[0] + run.cycle_ns;
-        if (v[1] >= tick && v[1] - tick < run.cycle_ns) late.push_back(static_cast<double>(v[1] - tick));
+    for (const auto& [iteration, ranks] : roundStartsByRank(run, counts)) {
+        const auto rank0 = ranks.find(0);
+        if (rank0 == ranks.end() || rank0->second.size() < 2) continue;
+        const Nanos tick = rank0->second[0] + run.cycle_ns;
+        Nanos join = rank0->second[1];
+        for (const auto& [rank, starts] : ranks)
+            if (starts.size() >= 2) join = std::max(join, starts[1]);
+        if (join >= tick && join - tick < run.cycle_ns) late.push_back(static_cast<double>(join - tick));
     }
     return late.empty() ? 0.0 : mean(late);
 }
@@ -865,6 +893,7 @@ Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<i
                 w.dispatch_by_layer_ns[layer] = static_cast<Nanos>(std::llround(latency));
     }
     w.timer_wake_ns = static_cast<Nanos>(std::llround(tickLatency(run, counts)));
+    w.tick_anchor_lead_ns = static_cast<Nanos>(std::llround(tickAnchorLead(run, counts)));
     w.release_gap_ns = static_cast<Nanos>(std::llround(releaseGap(run, counts)));
     w.tail_ns = static_cast<Nanos>(std::llround(mean(tails)));
     w.readiness_rides_on_units = run.readiness_rides_on_units;
@@ -1241,6 +1270,7 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         w.value().dispatch_ns = model.workload.dispatch_ns;
         w.value().dispatch_by_layer_ns = model.workload.dispatch_by_layer_ns;
         w.value().timer_wake_ns = model.workload.timer_wake_ns;
+        w.value().tick_anchor_lead_ns = model.workload.tick_anchor_lead_ns;
         w.value().release_gap_ns = model.workload.release_gap_ns;
         model.iterations.push_back({iteration, observed[iteration], std::move(w).value(), std::move(c).value()});
     }

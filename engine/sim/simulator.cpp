@@ -209,7 +209,8 @@ Status validateWorkload(const Workload& w) {
     if (w.tensors.empty()) return Status::error("workload has no gradient tensors");
     if (w.ranks < 1) return Status::error("workload rank count must be at least 1, got " + std::to_string(w.ranks));
     if (w.update_ns_per_element < 0) return Status::error("negative optimizer cost per element");
-    if (w.resume_ns < 0 || w.dispatch_ns < 0 || w.release_gap_ns < 0 || w.timer_wake_ns < 0)
+    if (w.resume_ns < 0 || w.dispatch_ns < 0 || w.release_gap_ns < 0 || w.timer_wake_ns < 0 ||
+        w.tick_anchor_lead_ns < 0)
         return Status::error("negative wake-up latency");
     if (!w.dispatch_by_layer_ns.empty() && w.dispatch_by_layer_ns.size() != w.layers.size())
         return Status::error("wake-up latencies for " + std::to_string(w.dispatch_by_layer_ns.size()) +
@@ -431,9 +432,10 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         const Nanos releaseGapNs = channels == 1 ? w.release_gap_ns : 0;
         Nanos releaseWait = 0;  // the last step ended a wait of the next forward (releasedBefore): the core's return
         // The runtime begins the policy's iteration at the round that the first gradient's news starts, once the
-        // comm thread is awake (Horovod counts its ticks from there).
+        // comm thread is awake: on rank 0's clock as it entered that round, which may be before the last rank did
+        // (Horovod counts its ticks from there).
         const Nanos firstRound = ready.front().time + w.dispatchAfter(w.tensors[ready.front().tensor].layer);
-        policy.beginIteration(firstRound);
+        policy.beginIteration(firstRound - w.tick_anchor_lead_ns);
         if (k == iterations - 1) lastIterationFirstUnit = result.events.size();
         std::size_t delivered = 0;
         Nanos now = std::max(linkFree, firstRound);

@@ -127,6 +127,8 @@ int runReplay(const Args& args) {
     out["comm_cpu_us"] = source.workload.comm_cpu.alpha_ns / 1e3;
     out["comm_cpu_ns_per_byte"] = source.workload.comm_cpu.ns_per_byte;
     out["comm_cpu_round_us"] = source.workload.comm_cpu.round_ns / 1e3;  // per stand-alone agreement round
+    out["tick_late_us"] = source.workload.timer_wake_ns / 1e3;          // Horovod's tick: its round's lateness
+    out["tick_anchor_lead_us"] = source.workload.tick_anchor_lead_ns / 1e3;  // and rank 0's lead at the cycle's start
     out["units_per_iteration"] = result.sim.order.size();
     // The run's own schedule in plan order follows the plan the run was given, read from its trace (app::ReplayInput).
     out["follows_recorded_plan"] = !result.config.plan.empty();

@@ -625,7 +625,7 @@ std::map<int, std::map<int, std::vector<Nanos>>> roundStartsByRank(const Observe
 // Taken from rank 0's rounds alone, with the cycle begun at the last rank's first round (until 2026-12-05): the small
 // MLP at 10 Gb/s began its tick's round 39-43 us late, and the runs replayed as themselves came within 1.1%; the last
 // rank's join (rank 1 turns the tick into its clock by an estimated offset and joined 80-90 us later still) made them
-// 2.5-5.1% too slow, for want of the anchor's lead: rank 0's backward runs up to 0.34 ms ahead of the last rank's,
+// 2.5-5.1% too slow, for want of the anchor's lead: rank 0's backward runs ahead of the last rank's (0-1.0 ms),
 // and its cycle with it. Both together, 96 Horovod runs of five grids replayed as themselves (2026-12-05): worst
 // error 3.81 -> 2.14%, median 0.35 -> 0.33%, inside their band 70 -> 75.
 double tickAnchorLead(const ObservedRun& run, const Counted& counts) {

@@ -168,7 +168,7 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     engine::ObservedRun observed = observedFromTrace(*trace);
     const std::optional<StoredExperiment> stored = readStoredExperiment(experiment);
     engine::PolicyConfig given = givenPolicy(stored, *trace);
-    if (given.name == "horovod") observed.cycle_ns = given.cycle_ns;  // its ticks (engine::tickLatency)
+    if (given.name == "horovod") observed.cycle_ns = given.cycle_ns;  // its ticks (engine::horovodTick)
     std::optional<engine::Schedule> tuned = tuningFromMetrics(summary.metrics, given);
     describeEngine(summary, experiment, tuned, observed);
     keepSteadyState(experiment, tuned.has_value(), observed);

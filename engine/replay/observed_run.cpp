@@ -604,56 +604,47 @@ std::set<CollectiveKey> chosenByARound(const ObservedRun& run, const CollectiveS
     return result;
 }
 
-// Per counted iteration and rank, the starts of the rank's agreement rounds in order.
-std::map<int, std::map<int, std::vector<Nanos>>> roundStartsByRank(const ObservedRun& run, const Counted& counts) {
-    std::map<int, std::map<int, std::vector<Nanos>>> starts;
-    for (const ObservedSpan& s : run.spans)
-        if (s.kind == ObservedSpan::Round && counts(s.iteration)) starts[s.iteration][s.rank].push_back(s.start);
-    for (auto& [iteration, ranks] : starts)
-        for (auto& [rank, v] : ranks) std::sort(v.begin(), v.end());
-    return starts;
-}
-
 // Horovod's tick, as the runtime keeps it: the policy counts its cycle from rank 0's entry into the iteration's
 // first round (the first gradient's news; rank 0's clock rides in it) and holds what that round heard until the tick
 // a cycle later, whose round is every rank's next. Two figures, per counted iteration and then their means; 0
 // without a cycle:
-// - tickAnchorLead (Workload::tick_anchor_lead_ns): how far before the last rank rank 0 entered the first round.
+// - anchor_lead (Workload::tick_anchor_lead_ns): how far before the last rank rank 0 entered the first round.
 //   The simulator's first round is the last rank's, and began the cycle there.
-// - tickLatency (Workload::timer_wake_ns): how long after the tick the tick's round began, at the last rank's join
-//   (where under a cycle; otherwise the round was not the tick's).
+// - late (Workload::timer_wake_ns): how long after the tick the tick's round began, at the last rank's join (where
+//   under a cycle; otherwise the round was not the tick's).
 // Taken from rank 0's rounds alone, with the cycle begun at the last rank's first round (until 2026-12-05): the small
 // MLP at 10 Gb/s began its tick's round 39-43 us late, and the runs replayed as themselves came within 1.1%; the last
 // rank's join (rank 1 turns the tick into its clock by an estimated offset and joined 80-90 us later still) made them
 // 2.5-5.1% too slow, for want of the anchor's lead: rank 0's backward runs ahead of the last rank's (0-1.0 ms),
 // and its cycle with it. Both together, 96 Horovod runs of five grids replayed as themselves (2026-12-05): worst
 // error 3.81 -> 2.14%, median 0.35 -> 0.33%, inside their band 70 -> 75.
-double tickAnchorLead(const ObservedRun& run, const Counted& counts) {
-    if (run.cycle_ns <= 0) return 0;
-    std::vector<double> leads;
-    for (const auto& [iteration, ranks] : roundStartsByRank(run, counts)) {
-        const auto rank0 = ranks.find(0);
-        if (rank0 == ranks.end() || static_cast<int>(ranks.size()) < run.ranks) continue;
-        Nanos last = rank0->second.front();
-        for (const auto& [rank, starts] : ranks) last = std::max(last, starts.front());
-        leads.push_back(static_cast<double>(last - rank0->second.front()));
-    }
-    return leads.empty() ? 0.0 : mean(leads);
-}
+struct HorovodTick {
+    double anchor_lead_ns = 0;
+    double late_ns = 0;
+};
 
-double tickLatency(const ObservedRun& run, const Counted& counts) {
-    if (run.cycle_ns <= 0) return 0;
-    std::vector<double> late;
-    for (const auto& [iteration, ranks] : roundStartsByRank(run, counts)) {
+HorovodTick horovodTick(const ObservedRun& run, const Counted& counts) {
+    if (run.cycle_ns <= 0) return {};
+    std::map<int, std::map<int, std::vector<Nanos>>> starts;  // iteration -> rank -> its rounds' starts
+    for (const ObservedSpan& s : run.spans)
+        if (s.kind == ObservedSpan::Round && counts(s.iteration)) starts[s.iteration][s.rank].push_back(s.start);
+    std::vector<double> leads, late;
+    for (auto& [iteration, ranks] : starts) {
+        for (auto& [rank, v] : ranks) std::sort(v.begin(), v.end());
         const auto rank0 = ranks.find(0);
-        if (rank0 == ranks.end() || rank0->second.size() < 2) continue;
-        const Nanos tick = rank0->second[0] + run.cycle_ns;
-        Nanos join = rank0->second[1];
-        for (const auto& [rank, starts] : ranks)
-            if (starts.size() >= 2) join = std::max(join, starts[1]);
-        if (join >= tick && join - tick < run.cycle_ns) late.push_back(static_cast<double>(join - tick));
+        if (rank0 == ranks.end()) continue;
+        const std::vector<Nanos>& own = rank0->second;
+        Nanos lastFirst = own[0], lastSecond = own.size() >= 2 ? own[1] : 0;
+        for (const auto& [rank, v] : ranks) {
+            lastFirst = std::max(lastFirst, v[0]);
+            if (v.size() >= 2) lastSecond = std::max(lastSecond, v[1]);
+        }
+        if (static_cast<int>(ranks.size()) >= run.ranks) leads.push_back(static_cast<double>(lastFirst - own[0]));
+        const Nanos tick = own[0] + run.cycle_ns;
+        if (own.size() >= 2 && lastSecond >= tick && lastSecond - tick < run.cycle_ns)
+            late.push_back(static_cast<double>(lastSecond - tick));
     }
-    return late.empty() ? 0.0 : mean(late);
+    return {leads.empty() ? 0.0 : mean(leads), late.empty() ? 0.0 : mean(late)};
 }
 
 // A run's agreement rounds as traced (ObservedSpan::Round; runs before 2026-12-03 have none): which units a round
@@ -892,8 +883,9 @@ Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<i
             if (layer < static_cast<int>(w.layers.size()))
                 w.dispatch_by_layer_ns[layer] = static_cast<Nanos>(std::llround(latency));
     }
-    w.timer_wake_ns = static_cast<Nanos>(std::llround(tickLatency(run, counts)));
-    w.tick_anchor_lead_ns = static_cast<Nanos>(std::llround(tickAnchorLead(run, counts)));
+    const HorovodTick tick = horovodTick(run, counts);
+    w.timer_wake_ns = static_cast<Nanos>(std::llround(tick.late_ns));
+    w.tick_anchor_lead_ns = static_cast<Nanos>(std::llround(tick.anchor_lead_ns));
     w.release_gap_ns = static_cast<Nanos>(std::llround(releaseGap(run, counts)));
     w.tail_ns = static_cast<Nanos>(std::llround(mean(tails)));
     w.readiness_rides_on_units = run.readiness_rides_on_units;

@@ -38,10 +38,10 @@ bool better(const SimFigures& a, const SimFigures& b) {
 constexpr double kUnsettled = 0.01;
 constexpr int kMostIterations = 32;
 
-bool settled(const SimResult& sim, int firstComparable) {
-    const std::vector<Nanos>& starts = sim.iteration_starts;
+bool settled(const SimResult& sim, const SimOptions& options, int firstComparable) {
+    const std::vector<Nanos>& starts = sim.iteration_starts;  // the lead-in already left out
     const int n = static_cast<int>(starts.size()) - 1;
-    const int from = n > 1 ? std::max(1, n / 2) : 0;  // SimOptions::warmup's default
+    const int from = options.steadyFrom();
     if (from - 2 < firstComparable || n <= from) return true;
     const double window = static_cast<double>(starts[n] - starts[from]) / (n - from);
     const double before = static_cast<double>(starts[from] - starts[from - 2]) / 2;
@@ -57,7 +57,7 @@ Result<SimResult> simulateSettled(const Workload& w, const CostModel& cost, cons
         if (!policy.ok()) return policy.status();
         Result<SimResult> sim = simulate(w, *policy.value(), cost, options);
         if (!sim.ok() || options.warmup >= 0 || options.iterations * 2 > kMostIterations ||
-            settled(sim.value(), firstComparable))
+            settled(sim.value(), options, firstComparable))
             return sim;
         options.iterations *= 2;
     }

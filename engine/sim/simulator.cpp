@@ -309,8 +309,7 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     // the iterations before it (CpuTakenByComm): a few more iterations run first, and are left out of the result.
     const int leadIn = w.comm_cpu.any() ? kCpuLeadIn : 0;
     const int iterations = options.iterations + leadIn;
-    const int warmup = leadIn + (options.warmup >= 0 ? std::min(options.warmup, options.iterations - 1)
-                                                     : (options.iterations > 1 ? std::max(1, options.iterations / 2) : 0));
+    const int warmup = leadIn + options.steadyFrom();
 
     const int numLayers = static_cast<int>(w.layers.size());
     const int numTensors = static_cast<int>(w.tensors.size());

@@ -11,6 +11,7 @@
 // "rank 0 comm") plus the figures of the steady iterations and a lower bound no schedule can beat.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/policy.h"
@@ -29,6 +30,11 @@ struct SimOptions {
     // the units they stand for are the same as without it; only the events and SimResult::order are coarser (a run
     // is one entry there too: plan mode, which follows the order unit by unit, never asks for runs).
     bool segment_runs = false;
+
+    // The first of the iterations the figures come from (counted after any lead-in): `warmup`, or its default.
+    int steadyFrom() const {
+        return warmup >= 0 ? std::min(warmup, iterations - 1) : (iterations > 1 ? std::max(1, iterations / 2) : 0);
+    }
 };
 
 struct SimEvent {

@@ -80,12 +80,12 @@ struct Workload {
         return known ? dispatch_by_layer_ns[layer] : dispatch_ns;
     }
     // A policy that holds work until a time it names (Horovod's tick) has its round start timer_wake_ns after that
-    // time: the comm threads' timed wake-up, to the last rank's join (engine::tickLatency). 0: dispatch_ns stands for
+    // time: the comm threads' timed wake-up, to the last rank's join (engine::horovodTick). 0: dispatch_ns stands for
     // it (a run without ticks).
     Nanos timer_wake_ns = 0;
     // How much earlier than the simulator's first round (the latest rank's) the policy's cycle begins: the runtime
     // counts it from rank 0's entry into the iteration's first round, and rank 0 enters before the last rank by
-    // however far its backward ran ahead (engine::tickAnchorLead). 0 for a run without ticks, and for a profile.
+    // however far its backward ran ahead (engine::horovodTick). 0 for a run without ticks, and for a profile.
     Nanos tick_anchor_lead_ns = 0;
     // On a CPU host with every core busy, the compute thread that a reduction wakes takes the core the communication
     // thread needs for its next collective: a unit that follows straight on from one that ended a compute wait starts

@@ -412,6 +412,7 @@ private:
         traceWriter_ = std::make_unique<TraceWriterThread>([this] { check(flushTraces(false)); }, kTraceWritePeriod);
         yieldToCommunication();
         bindCompute();
+        forwardAloneBefore_ = forwardAloneMs();
         const int iterations = e.iterations;
         updated_.assign(tensors_.size(), true);
         iterationStart_.assign(iterations + 1, 0);
@@ -471,7 +472,26 @@ private:
         iterationThread_[iterations] = threadUse();
         check(runtime_->waitAll());  // the comm thread's closing round, so that no peer sees an abort
         bridge_->iteration(iterations - 1, iterationStart_[iterations - 1], iterationStart_[iterations]);
+        forwardAloneAfter_ = forwardAloneMs();
         traceWriter_->stop();  // the rest is written by finish(), after the measured window
+    }
+
+    // How fast this machine computed while the run had it: the model's forward pass on the first batch with nothing
+    // to reduce, the median of kForwardProbes passes (the first warms the caches), before the first iteration and
+    // after the last. A run's own times cannot tell the machine from its schedule (a schedule's collectives slow the
+    // compute beside them); this can: on a shared 2-core machine one rank alone ran the transformer sample at
+    // 13.3-21.2 ms in six captures back to back, so two runs of one experiment are comparable only where it agrees.
+    double forwardAloneMs() {
+        constexpr int kForwardProbes = 3;
+        const kernels::Batch batch = data_->batch(0, o_.rank, o_.worldSize, s_.experiment.batchPerRank);
+        std::vector<double> ms;
+        for (int i = 0; i < kForwardProbes; ++i) {
+            const std::int64_t start = nowNs();
+            (void)model_->evaluateLoss(batch);  // returns the loss: on a GPU, after the forward has run
+            ms.push_back(static_cast<double>(nowNs() - start) / 1e6);
+        }
+        std::nth_element(ms.begin(), ms.begin() + kForwardProbes / 2, ms.end());
+        return ms[kForwardProbes / 2];
     }
 
     // Warm-up ran in dynamic order with the settings as given, keeping what it measured. Every rank's spans go to
@@ -554,6 +574,8 @@ private:
         check(writer_->setMetric("param_hash_hi", static_cast<double>(hash >> 32)));
         check(writer_->setMetric("param_hash_lo", static_cast<double>(hash & 0xffffffffu)));
         check(writer_->setMetric("dropped_events", static_cast<double>(tracer_.dropped())));
+        check(writer_->setMetric("forward_alone_before_ms", forwardAloneBefore_));
+        check(writer_->setMetric("forward_alone_after_ms", forwardAloneAfter_));
         if (boundCpu_ >= 0) check(writer_->setMetric("compute_cpu", boundCpu_));
         if (boundCpu_ >= 0) check(writer_->setMetric("comm_threads_bound", commBound_ ? 1 : 0));
         // What the compute thread itself used over the same window as iter_ms: its CPU time, and how often the
@@ -587,6 +609,7 @@ private:
     Progress progress_;
     int boundCpu_ = -1;  // the first core of this rank's share (bindCompute); -1: not bound
     bool commBound_ = false;  // the communication threads on that share too (bindCompute)
+    double forwardAloneBefore_ = 0, forwardAloneAfter_ = 0;  // forwardAloneMs(), before and after the iterations
     std::unique_ptr<profiler::CuptiTracer> cupti_;  // GPU ranks only
     std::unique_ptr<kernels::Model> model_;
     std::unique_ptr<kernels::SyntheticDataset> data_;

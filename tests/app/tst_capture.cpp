@@ -53,6 +53,15 @@ private slots:
         QVERIFY(m.count("compute_thread_system_ms") && m.at("compute_thread_system_ms") >= 0 &&
                 m.at("compute_thread_system_ms") <= m.at("compute_thread_cpu_ms"));
         QVERIFY(m.at("compute_thread_preemptions") >= 0);
+        // The machine's speed as the run found it: the forward pass alone, before and after the iterations (checked
+        // against the run's own forward passes in projectHoldsEveryLayerAndTensor).
+        QVERIFY(m.count("forward_alone_before_ms") && m.count("forward_alone_after_ms"));
+        forwardAloneMs_ = (m.at("forward_alone_before_ms") + m.at("forward_alone_after_ms")) / 2;
+        QVERIFY2(m.at("forward_alone_before_ms") > 0 && m.at("forward_alone_after_ms") > 0 &&
+                     forwardAloneMs_ < m.at("iter_ms"),
+                 qPrintable(QString("forward alone %1 and %2 ms, iterations of %3 ms")
+                                .arg(m.at("forward_alone_before_ms")).arg(m.at("forward_alone_after_ms"))
+                                .arg(m.at("iter_ms"))));
         // Once merged, the run directory (rank files, rendezvous) is gone: it would double the project's size.
         QVERIFY2(!s.contains("run_dir"), r.out.constData());
         QVERIFY2(!QDir(project_ + ".runs").exists(), "the run directory was kept after a successful merge");
@@ -90,6 +99,20 @@ private slots:
                 for (const auto& tensor : t.tensors) QCOMPARE(allreduce[std::make_tuple(rank, it, tensor.id)], 1);
             }
         }
+        // The forward passes the run timed, layer by layer, take about what the worker's figure of the forward alone
+        // took (the median iteration's sum, both ranks; the first iteration runs on cold caches): the figure times
+        // the model, not something else.
+        std::map<std::pair<int, int>, double> forwardMs;  // (rank, iteration) -> the layers' forward spans, summed
+        for (const auto& e : t.events)
+            if (e.kind == EventKind::Forward && e.iteration > 0)
+                forwardMs[{rankOfTrack.at(e.track), e.iteration}] += static_cast<double>(e.end - e.start) / 1e6;
+        std::vector<double> sums;
+        for (const auto& [key, ms] : forwardMs) sums.push_back(ms);
+        std::nth_element(sums.begin(), sums.begin() + sums.size() / 2, sums.end());
+        const double traced = sums[sums.size() / 2];
+        QVERIFY2(forwardAloneMs_ > 0.5 * traced && forwardAloneMs_ < 2 * traced,
+                 qPrintable(QString("forward alone %1 ms, the run's forward passes %2 ms")
+                                .arg(forwardAloneMs_).arg(traced)));
     }
 
     // A run that switches after warm-up ran another schedule before the switch, and the new runtime's first
@@ -277,6 +300,7 @@ private slots:
 
 private:
     QTemporaryDir dir_;
+    double forwardAloneMs_ = 0;  // the captured run's, read by captureSummary
     QString project_;
     qint64 runId_ = 0;
 };

@@ -222,4 +222,12 @@ std::optional<double> changeAgainst(const Comparison& c, std::size_t row, std::s
     return x / y - 1.0;
 }
 
+std::optional<double> machineSlowerThanBaseline(const Comparison& c, std::size_t row, std::size_t baseline) {
+    const CompareRow& a = c.rows.at(row);
+    const CompareRow& b = c.rows.at(baseline);
+    if (a.group != b.group || a.runId == b.runId || !a.input || !b.input) return std::nullopt;
+    if (a.input->forwardAloneMs <= 0 || b.input->forwardAloneMs <= 0) return std::nullopt;
+    return a.input->forwardAloneMs / b.input->forwardAloneMs - 1.0;
+}
+
 }  // namespace pacer::app

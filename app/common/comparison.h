@@ -97,6 +97,13 @@ engine::Result<Comparison> compare(ProjectInputs& inputs, const std::vector<Comp
 // Relative change of a row's iteration time against the baseline row (the measurement where both are runs,
 // else the predictions), e.g. -0.12 for 12% faster; nullopt when the two rows are of different experiments.
 std::optional<double> changeAgainst(const Comparison& c, std::size_t row, std::size_t baseline);
+// How much slower the machine computed while the row's run was captured than while the baseline's was: their
+// forward passes alone (ReplayInput::forwardAloneMs) relative, e.g. 0.15 for 15% slower; nullopt for rows of one
+// run, of different experiments, or where either run has no such figure. A replay predicts at its run's speed.
+std::optional<double> machineSlowerThanBaseline(const Comparison& c, std::size_t row, std::size_t baseline);
+// Above this, compare says that part of a difference is the machine's: two figures of one run, before and after its
+// iterations, lay up to 13% apart on a shared 2-core machine (the means of two ranks' three passes).
+constexpr double kMachineSpeedNote = 0.05;
 // "pace 256 KiB", "ddp 25 MiB buckets", "bytescheduler 4 MiB ×4", "horovod", "fifo": the settings that matter.
 std::string describeSchedule(const engine::PolicyConfig& config);
 // The iteration time a row stands for: measured for a run, predicted for a schedule.

@@ -203,6 +203,10 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
                      (in.experimentName.empty() ? "" : ", " + in.experimentName) + ")";
     if (auto it = summary.metrics.find("iter_ms"); it != summary.metrics.end()) in.measuredIterMs = it->second;
     else if (auto measured = engine::observedIterationMs(observed); measured.ok()) in.measuredIterMs = measured.value();
+    const auto before = summary.metrics.find("forward_alone_before_ms");
+    const auto after = summary.metrics.find("forward_alone_after_ms");
+    if (before != summary.metrics.end() && after != summary.metrics.end() && before->second > 0 && after->second > 0)
+        in.forwardAloneMs = (before->second + after->second) / 2;
     in.selfResidual = selfReplayResidual(in);
     in.trace = std::move(trace);
     return in;

@@ -37,6 +37,11 @@ struct ReplayInput {
     // choice. Equal to observedConfig for every run that did not tune itself; fifo's defaults for a profile.
     engine::PolicyConfig givenConfig;
     double measuredIterMs = 0;        // the run's own iter_ms, 0 when unknown
+    // The machine's speed while the run had it: the forward pass alone, nothing to reduce, before the first
+    // iteration and after the last (the worker's forwardAloneMs; the mean of the two and of the ranks). Two runs of
+    // one experiment whose figures differ found the machine at different speeds. 0 where the run has none (imported
+    // traces, runs captured before 2026-12-05).
+    double forwardAloneMs = 0;
     // How far replay of the run's own schedule missed measuredIterMs, |replayed - measured| / measured: the model's
     // error on this run, which widens the band of every prediction for another schedule (widenedForAnotherSchedule).
     // 0 for a profile or where the run's time is unknown.

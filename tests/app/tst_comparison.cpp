@@ -14,6 +14,7 @@
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
+#include <sqlite3.h>
 
 using namespace pacer;
 using pacer::testing::runCli;
@@ -266,6 +267,59 @@ private slots:
         QCOMPARE(bad.exitCode, 2);
         QCOMPARE(bad.errLines().size(), 1);
         QVERIFY2(bad.err.contains("--baseline 3: there are only 2 items"), bad.err.constData());
+    }
+
+    // Two captures of one experiment whose forward passes alone (the worker's figures of the machine's speed, before
+    // and after the iterations) lie more than kMachineSpeedNote apart: compare says how much of the difference is
+    // the machine's, in the table's notes and in the JSON, against the baseline's run; within it, or for a run without
+    // the figures, it says nothing.
+    void compareSaysWhereTheMachineMoved_data() {
+        QTest::addColumn<double>("secondRunMs");  // run 2's forward alone; run 1's is 2.0 ms
+        QTest::addColumn<QString>("note");        // "" = none
+        QTest::newRow("20% slower") << 2.4 << "the machine computed 20% slower during run 2 than during run 1";
+        QTest::newRow("20% faster") << 1.6 << "the machine computed 20% faster during run 2 than during run 1";
+        QTest::newRow("within the figures' noise") << 2.08 << "";
+        QTest::newRow("not measured") << 0.0 << "";
+    }
+    void compareSaysWhereTheMachineMoved() {
+        QFETCH(double, secondRunMs);
+        QFETCH(QString, note);
+        const std::string project = dir_.filePath(QString("speed-%1.pacer").arg(QTest::currentDataTag())).toStdString();
+        const std::string error = pacer::testing::writeCompareProject(
+            project, {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
+        QVERIFY2(error.empty(), error.c_str());
+        QString sql = "INSERT INTO run_metrics(run_id, rank, key, value) VALUES (1, 0, 'forward_alone_before_ms', 2.1),"
+                      " (1, 0, 'forward_alone_after_ms', 1.9)";
+        if (secondRunMs > 0)
+            sql += QString(", (2, 0, 'forward_alone_before_ms', %1), (2, 0, 'forward_alone_after_ms', %1)")
+                       .arg(secondRunMs);
+        sqlite3* db = nullptr;
+        const bool written = sqlite3_open(project.c_str(), &db) == SQLITE_OK &&
+                             sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
+        sqlite3_close(db);
+        QVERIFY(written);
+
+        const QString file = QString::fromStdString(project);
+        const auto text = runCli({"compare", "--project", file, "1", "2", "pace@2"});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        const int notes = text.out.count("note: the machine computed");
+        if (note.isEmpty()) {
+            QVERIFY2(notes == 0, text.out.constData());
+        } else {
+            // Run 2 and the replay on it both stand at run 2's speed.
+            QVERIFY2(notes == 2 && text.out.contains(note.toUtf8()), text.out.constData());
+            QVERIFY2(text.out.contains("2.000 ms"), text.out.constData());  // the baseline's figure, ranks' mean
+        }
+        const auto json = runCli({"compare", "--project", file, "1", "2", "--json"});
+        QVERIFY2(json.exitCode == 0, json.err.constData());
+        const QJsonArray items = json.json()["items"].toArray();
+        QCOMPARE(items[0].toObject()["forward_alone_ms"].toDouble(), 2.0);
+        QVERIFY(!items[0].toObject().contains("machine_slower_than_baseline"));  // the baseline against itself
+        if (secondRunMs > 0)
+            QVERIFY(qAbs(items[1].toObject()["machine_slower_than_baseline"].toDouble() - (secondRunMs / 2 - 1)) <
+                    1e-9);
+        else
+            QVERIFY(!items[1].toObject().contains("machine_slower_than_baseline"));
     }
 
 private:

@@ -25,7 +25,10 @@
 // run cannot know which speed the next capture gets. That speed also holds whatever the target's own schedule cost
 // its compute beyond the collectives' CPU (which replay leaves out; over three grids of the 18th session the
 // forward passes of the other policies' runs were 1-3% slower than fifo's, geometric means), so the
-// difference between the two errors is the machine's drift less at most that much.
+// difference between the two errors is the machine's drift less at most that much. And once more at the machine's
+// speed as the two runs' own figures found it (their forward passes alone, before and after the iterations), which
+// read nothing of the target's schedule: on 2026-12-05 it took as much noise in as it took out (median 1.7% and worst
+// 40.7% against 1.7% and 41.3%), and the worst, a run slow in the middle, it cannot see.
 //
 // Quick mode (CTest): the small sample at 1 Gb/s, fifo and ddp, 20 iterations of which 15 are measured (the
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the transformer sample at
@@ -71,6 +74,7 @@ QString loadAverage() {
 struct Prediction {
     double ms = 0, low = 0, high = 0;
     double computeAlone = 0;  // the source run's compute per iteration, nothing taken from it
+    double forwardAlone = 0;  // the machine's speed as the source run found it (its forward pass alone)
     bool ok() const { return ms > 0; }
     bool covers(double measured) const { return low <= measured && measured <= high; }
     double width() const { return ms > 0 ? (high - low) / ms : 0; }
@@ -79,7 +83,7 @@ struct Prediction {
 Prediction predict(const QString& project, const QString& policy, const QStringList& extra = {}) {
     const QJsonObject r = runCliJson(QStringList{"replay", "--project", project, "--policy", policy, "--json"} + extra);
     return {r["predicted_iter_ms"].toDouble(), r["predicted_low_ms"].toDouble(), r["predicted_high_ms"].toDouble(),
-            r["compute_alone_ms"].toDouble()};
+            r["compute_alone_ms"].toDouble(), r["forward_alone_ms"].toDouble()};
 }
 
 // What a self-tuned run's warm-up predicted for the settings it chose (`runs` and `compare` show it); 0 when the run
@@ -112,6 +116,9 @@ struct Tally {
     std::vector<double> self, widths;
     // Cross predictions told the target run's compute speed (a diagnostic: they read the run they predict).
     std::vector<double> crossAtItsSpeed;
+    // Cross predictions told the machine's speed as the two runs' forward passes alone found it: what is left once
+    // the machine's drift between the captures is set aside, and nothing of the target's schedule is read.
+    std::vector<double> crossAtMachineSpeed;
     std::vector<double> warmup;  // self-tuned runs: the warm-up's prediction against the run
     // From another run of the round to each other policy: signed errors and how many fell inside their band.
     // Reported beside the fifo-sourced goals, not judged. Sources: the self-tuned pace run (the default a new user
@@ -321,6 +328,12 @@ int main(int argc, char** argv) {
                             if (atItsSpeed.ok())
                                 tally.crossAtItsSpeed.push_back(std::abs(atItsSpeed.ms - measured) / measured);
                         }
+                        if (fifoSelf.forwardAlone > 0 && self.forwardAlone > 0) {
+                            const QString speed = QString::number(fifoSelf.forwardAlone / self.forwardAlone, 'g', 9);
+                            const Prediction atMachine = predict(fifoProject, policy, {"--compute-speed", speed});
+                            if (atMachine.ok())
+                                tally.crossAtMachineSpeed.push_back(std::abs(atMachine.ms - measured) / measured);
+                        }
                         tally.band(cross, measured);
                     }
                     std::printf("%-16s %5.1f %5d %14s %9.3f %9.3f %6.1f%% %8.3f..%-8.3f %9.3f %6.1f%% %8.3f..%-8.3f %6.1f%%\n",
@@ -369,6 +382,12 @@ int main(int argc, char** argv) {
                     "--compute-speed): median %.1f%%, worst %.1f%%; the difference is mostly the machine's speed "
                     "between two captures (a diagnostic, not a goal: it reads the run it predicts)\n",
                     100 * median(tally.crossAtItsSpeed), 100 * worst(tally.crossAtItsSpeed));
+    if (!tally.crossAtMachineSpeed.empty())
+        std::printf("  the same at the machine's speed as the two runs found it (their forward passes alone, "
+                    "before and after the iterations): median %.1f%%, worst %.1f%% (a diagnostic: what is left once "
+                    "the machine's drift between the captures is set aside; it reads nothing of the target's "
+                    "schedule)\n",
+                    100 * median(tally.crossAtMachineSpeed), 100 * worst(tally.crossAtMachineSpeed));
     if (const std::vector<double> cell = tally.cellErrors(); !cell.empty())
         std::printf("  the same per cell, each side the median of its %d rounds: median %.1f%%, worst %.1f%% over %zu "
                     "cells (a diagnostic, not a goal: the model's error with the run-to-run noise averaged over)\n",

@@ -10,6 +10,7 @@
 #include "profiler/project.h"
 #include "profiler/trace_diff.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -99,6 +100,7 @@ int runReplay(const Args& args) {
         out["set_aside_iterations"] = source.setAside;
     }
     out["source"] = source.description;
+    if (source.forwardAloneMs > 0) out["forward_alone_ms"] = source.forwardAloneMs;  // the machine's speed then
     out["policy"] = app::policyConfigToJson(config);
     out["alpha_us"] = result.cost.alpha_ns / 1e3;
     out["bandwidth_gbps"] = result.cost.ns_per_byte > 0 ? 8.0 / result.cost.ns_per_byte : 0.0;
@@ -258,6 +260,8 @@ int runCompare(const Args& args) {
         if (row.measuredIterMs > 0) j["measured_iter_ms"] = row.measuredIterMs;
         if (!row.settings.empty()) j["settings"] = row.settings;
         if (auto change = app::changeAgainst(c, i, baseline)) j["change_vs_baseline"] = *change;
+        if (row.input && row.input->forwardAloneMs > 0) j["forward_alone_ms"] = row.input->forwardAloneMs;
+        if (auto slower = app::machineSlowerThanBaseline(c, i, baseline)) j["machine_slower_than_baseline"] = *slower;
         return j;
     };
     if (args.flag("json")) {
@@ -295,6 +299,18 @@ int runCompare(const Args& args) {
                         policy.c_str(), row.predicted.figures.iter_ms, band, measured,
                         row.predicted.figures.exposed_comm_ms, row.predicted.figures.overlap * 100, change,
                         row.settings.c_str());
+        }
+        // A difference between two captures is the schedules' and the machine's: say where the machine moved.
+        for (std::size_t i = 0; i < c.rows.size(); ++i) {
+            const auto slower = c.rows[i].group == static_cast<int>(g) ? app::machineSlowerThanBaseline(c, i, baseline)
+                                                                        : std::nullopt;
+            if (!slower || std::abs(*slower) <= app::kMachineSpeedNote) continue;
+            std::printf("note: the machine computed %.0f%% %s during run %lld than during run %lld (the forward pass "
+                        "alone: %.3f against %.3f ms): part of '%s' against the baseline is the machine's\n",
+                        std::abs(*slower) * 100, *slower > 0 ? "slower" : "faster",
+                        static_cast<long long>(c.rows[i].runId), static_cast<long long>(c.rows[baseline].runId),
+                        c.rows[i].input->forwardAloneMs, c.rows[baseline].input->forwardAloneMs,
+                        c.rows[i].item.label.c_str());
         }
     }
     if (c.mixedExperiments())

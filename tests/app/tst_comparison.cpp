@@ -10,11 +10,11 @@
 #include "process_helpers.h"
 #include "profiler/import_chrome.h"
 #include "profiler/project.h"
+#include "profiler/sqlite_db.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
-#include <sqlite3.h>
 
 using namespace pacer;
 using pacer::testing::runCli;
@@ -293,11 +293,11 @@ private slots:
         if (secondRunMs > 0)
             sql += QString(", (2, 0, 'forward_alone_before_ms', %1), (2, 0, 'forward_alone_after_ms', %1)")
                        .arg(secondRunMs);
-        sqlite3* db = nullptr;
-        const bool written = sqlite3_open(project.c_str(), &db) == SQLITE_OK &&
-                             sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, nullptr) == SQLITE_OK;
-        sqlite3_close(db);
-        QVERIFY(written);
+        {
+            auto db = profiler::sql::Db::open(project, profiler::sql::Db::Mode::ReadWrite);
+            QVERIFY(db.ok());
+            QVERIFY((*db)->exec(sql.toStdString()).ok());
+        }
 
         const QString file = QString::fromStdString(project);
         const auto text = runCli({"compare", "--project", file, "1", "2", "pace@2"});

@@ -95,6 +95,46 @@ private slots:
         QCOMPARE(model.baseline(), 1);  // clamped to the rows there are
     }
 
+    // Two runs of one experiment that found the machine at speeds 20% apart (their forward passes alone): the change
+    // of one against the other is marked and its tooltip says how much is the machine's, whichever is the baseline;
+    // a replay on the baseline's own run is not marked.
+    void aChangeAcrossTheMachinesSpeedsIsMarked() {
+        const QString project = m_dir.filePath("machine-speed.pacer");
+        const std::string error = testing::writeCompareProject(
+            project.toStdString(), {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
+        QVERIFY2(error.empty(), error.c_str());
+        {
+            auto db = profiler::sql::Db::open(project.toStdString(), profiler::sql::Db::Mode::ReadWrite);
+            QVERIFY(db.ok());
+            QVERIFY((*db)->exec("INSERT INTO run_metrics(run_id, rank, key, value) VALUES"
+                                " (1, 0, 'forward_alone_before_ms', 2), (1, 0, 'forward_alone_after_ms', 2),"
+                                " (2, 0, 'forward_alone_before_ms', 2.4), (2, 0, 'forward_alone_after_ms', 2.4)")
+                        .ok());
+        }
+        CompareSession session;
+        session.setProject(project);
+        session.pinRun(1);
+        session.pinRun(2);
+        auto replayOnRun1 = app::parseCompareItems({"ddp@1"}, project.toStdString(), 0);
+        QVERIFY(replayOnRun1.ok());
+        session.pinSchedule(replayOnRun1.value()[0]);
+        QVERIFY(waitDone(session));
+        QVERIFY2(session.latest().error.isEmpty(), qPrintable(session.latest().error));
+        CompareModel model;
+        model.setComparison(session.latest().comparison);
+        QCOMPARE(model.rowCount(), 3);
+        const auto change = [&](int r, int role) { return model.index(r, CompareModel::Change).data(role).toString(); };
+        QVERIFY2(change(1, Qt::DisplayRole).endsWith(" *"), qPrintable(change(1, Qt::DisplayRole)));
+        QVERIFY2(change(1, Qt::ToolTipRole).contains("20% slower during run 2 than during run 1"),
+                 qPrintable(change(1, Qt::ToolTipRole)));
+        QVERIFY2(!change(2, Qt::DisplayRole).endsWith(" *") && change(2, Qt::ToolTipRole).isEmpty(),
+                 qPrintable(change(2, Qt::DisplayRole)));
+        model.setBaseline(1);
+        QVERIFY2(change(0, Qt::ToolTipRole).contains("17% faster during run 1 than during run 2"),
+                 qPrintable(change(0, Qt::ToolTipRole)));
+        QVERIFY(change(2, Qt::DisplayRole).endsWith(" *"));
+    }
+
     void newestPinWins() {
         CompareSession session;
         session.setProject(m_project);

@@ -7,6 +7,7 @@
 #include <QFont>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -83,6 +84,7 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && column == Change && r != m_baseline && !value(row, r, column).isValid())
         return tr("Not the baseline's experiment: no difference is given across experiments");
+    if (role == Qt::ToolTipRole && column == Change && !machineNote(r).isEmpty()) return machineNote(r);
     if (role != Qt::DisplayRole) return {};
     switch (column) {
         case Item: return QString::fromStdString(isRun ? "run " + row.item.label : row.item.label);
@@ -102,14 +104,33 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         case Change: {
             if (r == m_baseline) return tr("baseline");
             const QVariant v = value(row, r, column);
-            return v.isValid() ? QStringLiteral("%1%2%").arg(v.toDouble() >= 0 ? "+" : "").arg(v.toDouble() * 100, 0, 'f', 1)
-                               : QStringLiteral("-");
+            if (!v.isValid()) return QStringLiteral("-");
+            const QString text =
+                QStringLiteral("%1%2%").arg(v.toDouble() >= 0 ? "+" : "").arg(v.toDouble() * 100, 0, 'f', 1);
+            return machineNote(r).isEmpty() ? text : text + QStringLiteral(" *");  // the tooltip says why
         }
         default: {
             const QVariant v = value(row, r, column);
             return v.isValid() ? QString::number(v.toDouble(), 'f', 3) : QStringLiteral("-");
         }
     }
+}
+
+QString CompareModel::machineNote(int rowIndex) const {
+    if (!m_comparison || rowIndex == m_baseline) return {};
+    const auto slower = app::machineSlowerThanBaseline(*m_comparison, static_cast<std::size_t>(rowIndex),
+                                                       static_cast<std::size_t>(m_baseline));
+    if (!slower || std::abs(*slower) <= app::kMachineSpeedNote) return {};
+    const app::CompareRow& row = m_comparison->rows[static_cast<std::size_t>(rowIndex)];
+    const app::CompareRow& base = m_comparison->rows[static_cast<std::size_t>(m_baseline)];
+    return tr("The machine computed %1% %2 during run %3 than during run %4 (the forward pass alone: %5 against %6 "
+              "ms): part of this difference is the machine's, not the schedules'")
+        .arg(std::abs(*slower) * 100, 0, 'f', 0)
+        .arg(*slower > 0 ? tr("slower") : tr("faster"))
+        .arg(row.runId)
+        .arg(base.runId)
+        .arg(row.input->forwardAloneMs, 0, 'f', 3)
+        .arg(base.input->forwardAloneMs, 0, 'f', 3);
 }
 
 QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {

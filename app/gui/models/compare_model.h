@@ -55,6 +55,9 @@ signals:
 
 private:
     QVariant value(const app::CompareRow& row, int rowIndex, int column) const;
+    // Where the row's run found the machine more than app::kMachineSpeedNote slower or faster than the baseline's:
+    // the tooltip that says so (its change is marked); empty otherwise.
+    QString machineNote(int rowIndex) const;
 
     std::shared_ptr<const app::Comparison> m_comparison;
     int m_baseline = 0;

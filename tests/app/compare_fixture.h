@@ -1,10 +1,12 @@
 // A project for the comparison's tests (the CLI's and the GUI's compare view): the sample Pacer trace stored once
-// per experiment given (runs 1, 2, ...), and a schedule "fine" (pace, 4 KiB segments) saved on run 2.
+// per experiment given (runs 1, 2, ...), and a schedule "fine" (pace, 4 KiB segments) saved on run 2; and the
+// machine's speed a run found (its forward-alone figures), which imported traces do not carry.
 #pragma once
 
 #include "app/common/policy_json.h"
 #include "profiler/import_chrome.h"
 #include "profiler/project.h"
+#include "profiler/sqlite_db.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +40,18 @@ inline std::string writeCompareProject(const std::string& project, const std::ve
     saved.settings_json = app::scheduleSettingsToJson(fine, {}).dump();
     if (auto id = profiler::saveSchedule(project, saved); !id.ok()) return id.status().message();
     return {};
+}
+
+// Gives run `runId` the worker's two forward-alone figures (before and after its iterations), as rank 0's.
+// Returns an error message, empty on success.
+inline std::string setForwardAloneMs(const std::string& project, std::int64_t runId, double before, double after) {
+    auto db = profiler::sql::Db::open(project, profiler::sql::Db::Mode::ReadWrite);
+    if (!db.ok()) return db.status().message();
+    const std::string run = std::to_string(runId);
+    const profiler::Status st = (*db)->exec(
+        "INSERT INTO run_metrics(run_id, rank, key, value) VALUES (" + run + ", 0, 'forward_alone_before_ms', " +
+        std::to_string(before) + "), (" + run + ", 0, 'forward_alone_after_ms', " + std::to_string(after) + ")");
+    return st.ok() ? std::string() : st.message();
 }
 
 }  // namespace pacer::testing

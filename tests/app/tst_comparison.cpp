@@ -10,7 +10,6 @@
 #include "process_helpers.h"
 #include "profiler/import_chrome.h"
 #include "profiler/project.h"
-#include "profiler/sqlite_db.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>
@@ -288,16 +287,10 @@ private slots:
         const std::string error = pacer::testing::writeCompareProject(
             project, {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
         QVERIFY2(error.empty(), error.c_str());
-        QString sql = "INSERT INTO run_metrics(run_id, rank, key, value) VALUES (1, 0, 'forward_alone_before_ms', 2.1),"
-                      " (1, 0, 'forward_alone_after_ms', 1.9)";
-        if (secondRunMs > 0)
-            sql += QString(", (2, 0, 'forward_alone_before_ms', %1), (2, 0, 'forward_alone_after_ms', %1)")
-                       .arg(secondRunMs);
-        {
-            auto db = profiler::sql::Db::open(project, profiler::sql::Db::Mode::ReadWrite);
-            QVERIFY(db.ok());
-            QVERIFY((*db)->exec(sql.toStdString()).ok());
-        }
+        std::string written = pacer::testing::setForwardAloneMs(project, 1, 2.1, 1.9);
+        if (written.empty() && secondRunMs > 0)
+            written = pacer::testing::setForwardAloneMs(project, 2, secondRunMs, secondRunMs);
+        QVERIFY2(written.empty(), written.c_str());
 
         const QString file = QString::fromStdString(project);
         const auto text = runCli({"compare", "--project", file, "1", "2", "pace@2"});

@@ -103,13 +103,9 @@ private slots:
         const std::string error = testing::writeCompareProject(
             project.toStdString(), {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
         QVERIFY2(error.empty(), error.c_str());
-        {
-            auto db = profiler::sql::Db::open(project.toStdString(), profiler::sql::Db::Mode::ReadWrite);
-            QVERIFY(db.ok());
-            QVERIFY((*db)->exec("INSERT INTO run_metrics(run_id, rank, key, value) VALUES"
-                                " (1, 0, 'forward_alone_before_ms', 2), (1, 0, 'forward_alone_after_ms', 2),"
-                                " (2, 0, 'forward_alone_before_ms', 2.4), (2, 0, 'forward_alone_after_ms', 2.4)")
-                        .ok());
+        for (const auto& [run, ms] : {std::pair{1, 2.0}, std::pair{2, 2.4}}) {
+            const std::string written = testing::setForwardAloneMs(project.toStdString(), run, ms, ms);
+            QVERIFY2(written.empty(), written.c_str());
         }
         CompareSession session;
         session.setProject(project);

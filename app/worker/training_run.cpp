@@ -477,21 +477,23 @@ private:
     }
 
     // How fast this machine computed while the run had it: the model's forward pass on the first batch with nothing
-    // to reduce, the median of kForwardProbes passes (the first warms the caches), before the first iteration and
-    // after the last. A run's own times cannot tell the machine from its schedule (a schedule's collectives slow the
-    // compute beside them); this can: on a shared 2-core machine one rank alone ran the transformer sample at
-    // 13.3-21.2 ms in six captures back to back, so two runs of one experiment are comparable only where it agrees.
+    // to reduce, the median of as many passes as fit in kForwardProbeNs (at least 3, the first warming the caches;
+    // at most 100), before the first iteration and after the last. A run's own times cannot tell the machine from its
+    // schedule (a schedule's collectives slow the compute beside them); this can: on a shared 2-core machine one rank
+    // alone ran the transformer sample at 13.3-21.2 ms in six captures back to back. With three passes alone the small
+    // MLP's 0.17 ms forward gave one run's two figures up to 34% apart; more passes of a short forward steady it.
     double forwardAloneMs() {
-        constexpr int kForwardProbes = 3;
+        constexpr std::int64_t kForwardProbeNs = 20'000'000;
         const kernels::Batch batch = data_->batch(0, o_.rank, o_.worldSize, s_.experiment.batchPerRank);
         std::vector<double> ms;
-        for (int i = 0; i < kForwardProbes; ++i) {
+        const std::int64_t begin = nowNs();
+        while (ms.size() < 3 || (ms.size() < 100 && nowNs() - begin < kForwardProbeNs)) {
             const std::int64_t start = nowNs();
             (void)model_->evaluateLoss(batch);  // returns the loss: on a GPU, after the forward has run
             ms.push_back(static_cast<double>(nowNs() - start) / 1e6);
         }
-        std::nth_element(ms.begin(), ms.begin() + kForwardProbes / 2, ms.end());
-        return ms[kForwardProbes / 2];
+        std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(ms.size() / 2), ms.end());
+        return ms[ms.size() / 2];
     }
 
     // Warm-up ran in dynamic order with the settings as given, keeping what it measured. Every rank's spans go to

@@ -101,9 +101,9 @@ std::optional<double> changeAgainst(const Comparison& c, std::size_t row, std::s
 // forward passes alone (ReplayInput::forwardAloneMs) relative, e.g. 0.15 for 15% slower; nullopt for rows of one
 // run, of different experiments, or where either run has no such figure. A replay predicts at its run's speed.
 std::optional<double> machineSlowerThanBaseline(const Comparison& c, std::size_t row, std::size_t baseline);
-// Above this, compare says that part of a difference is the machine's. On a shared 2-core machine (60 captures, two
-// rounds of each cell) one run's figure lay median 0.8% from the median of its round's, p90 4%; its two figures,
-// before and after the iterations, median 2%, p90 11% apart.
+// Above this, compare says that part of a difference is the machine's. On a shared 2-core machine (90 captures, two
+// rounds of each cell) a run's figure lay median 0.6%, p90 4% from its round's median; 6 of 90 lay beyond 5%, two of
+// them a co-tenant's 40-66% that the runs' own CPU per iteration showed too.
 constexpr double kMachineSpeedNote = 0.05;
 // "pace 256 KiB", "ddp 25 MiB buckets", "bytescheduler 4 MiB ×4", "horovod", "fifo": the settings that matter.
 std::string describeSchedule(const engine::PolicyConfig& config);

@@ -38,10 +38,13 @@ struct ReplayInput {
     engine::PolicyConfig givenConfig;
     double measuredIterMs = 0;        // the run's own iter_ms, 0 when unknown
     // The machine's speed while the run had it: the forward pass alone, nothing to reduce, before the first
-    // iteration and after the last (the worker's forwardAloneMs; the mean of the two and of the ranks). Two runs of
-    // one experiment whose figures differ found the machine at different speeds. 0 where the run has none (imported
-    // traces, runs captured before 2026-12-05).
+    // iteration and after the last (the worker's computeAloneMs; the mean of the two and of the ranks; CPU time on a
+    // CPU rank). Two runs of one experiment whose figures differ found the machine at different speeds. 0 where the
+    // run has none (imported traces, runs captured before 2026-12-05).
     double forwardAloneMs = 0;
+    // The same for a whole training step (forward, loss, backward): against the run's own compute it shows what the
+    // run's schedule cost the compute. 0 where the run has none (also runs captured with the first figures alone).
+    double stepAloneMs = 0;
     // How far replay of the run's own schedule missed measuredIterMs, |replayed - measured| / measured: the model's
     // error on this run, which widens the band of every prediction for another schedule (widenedForAnotherSchedule).
     // 0 for a profile or where the run's time is unknown.

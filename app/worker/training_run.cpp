@@ -412,7 +412,7 @@ private:
         traceWriter_ = std::make_unique<TraceWriterThread>([this] { check(flushTraces(false)); }, kTraceWritePeriod);
         yieldToCommunication();
         bindCompute();
-        forwardAloneBefore_ = forwardAloneMs();
+        aloneBefore_ = computeAloneMs();
         const int iterations = e.iterations;
         updated_.assign(tensors_.size(), true);
         iterationStart_.assign(iterations + 1, 0);
@@ -472,25 +472,47 @@ private:
         iterationThread_[iterations] = threadUse();
         check(runtime_->waitAll());  // the comm thread's closing round, so that no peer sees an abort
         bridge_->iteration(iterations - 1, iterationStart_[iterations - 1], iterationStart_[iterations]);
-        forwardAloneAfter_ = forwardAloneMs();
+        aloneAfter_ = computeAloneMs();
         traceWriter_->stop();  // the rest is written by finish(), after the measured window
     }
 
-    // How fast this machine computed while the run had it: the model's forward pass on the first batch with nothing
-    // to reduce, the median of as many passes as fit in kForwardProbeNs (at least 3, the first warming the caches;
-    // at most 100), before the first iteration and after the last. A run's own times cannot tell the machine from its
-    // schedule (a schedule's collectives slow the compute beside them); this can: on a shared 2-core machine one rank
-    // alone ran the transformer sample at 13.3-21.2 ms in six captures back to back. With three passes alone the small
-    // MLP's 0.17 ms forward gave one run's two figures up to 34% apart; more passes of a short forward steady it.
-    double forwardAloneMs() {
-        constexpr std::int64_t kForwardProbeNs = 20'000'000;
+    // How fast this machine computed while the run had it, with nothing to reduce: the model's forward pass on the
+    // first batch, and a whole training step (forward, loss, backward; no update), each the median of as many passes
+    // as fit in kProbeNs (at least 3, the first warming the caches; at most 100), before the first iteration and after
+    // the last. A run's own times cannot tell the machine from its schedule; these can. On a CPU rank a pass is timed
+    // on the thread's CPU clock: a co-tenant slowed the compute thread's CPU per iteration and this figure alike (a
+    // CNN capture 9.2 ms of CPU and 2.68 ms against 7.5 and 2.2 for its round's others), while a pass timed on the
+    // wall clock met every local burst of load (three passes of the small MLP during a build: 0.17 to 7.0 ms). A GPU
+    // rank's passes are timed on the wall clock, synchronised. The step less the forward is the backward alone, what
+    // a run's own backward is to be held against: the transformer's at 10 Gb/s took 2.9-3.2 ms of spans per
+    // iteration under ddp and a fused pace, 4.5-4.7 under fifo's 54 units, forward passes alike.
+    struct ComputeAlone {
+        double forward_ms = 0, step_ms = 0;
+    };
+    ComputeAlone computeAloneMs() {
         const kernels::Batch batch = data_->batch(0, o_.rank, o_.worldSize, s_.experiment.batchPerRank);
+        const kernels::LayerHooks none;
+        ComputeAlone alone;
+        alone.forward_ms = medianOfTimedPasses([&] { (void)model_->evaluateLoss(batch); });  // returns the loss: synced
+        alone.step_ms = medianOfTimedPasses([&] {
+            (void)model_->trainStep(batch, none);  // overwrites the gradients only, as every iteration does
+#if PACER_HAVE_CUDA
+            if (s_.device == kernels::Device::Cuda)  // the backward's kernels run on after trainStep returns
+                (void)cudaStreamSynchronize(static_cast<cudaStream_t>(model_->computeStream()));
+#endif
+        });
+        return alone;
+    }
+    template <typename Pass>
+    double medianOfTimedPasses(Pass pass) const {
+        constexpr std::int64_t kProbeNs = 20'000'000;
+        const auto clock = s_.device == kernels::Device::Cpu ? profiler::threadCpuNs : nowNs;
         std::vector<double> ms;
         const std::int64_t begin = nowNs();
-        while (ms.size() < 3 || (ms.size() < 100 && nowNs() - begin < kForwardProbeNs)) {
-            const std::int64_t start = nowNs();
-            (void)model_->evaluateLoss(batch);  // returns the loss: on a GPU, after the forward has run
-            ms.push_back(static_cast<double>(nowNs() - start) / 1e6);
+        while (ms.size() < 3 || (ms.size() < 100 && nowNs() - begin < kProbeNs)) {
+            const std::int64_t start = clock();
+            pass();
+            ms.push_back(static_cast<double>(clock() - start) / 1e6);
         }
         std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(ms.size() / 2), ms.end());
         return ms[ms.size() / 2];
@@ -576,8 +598,10 @@ private:
         check(writer_->setMetric("param_hash_hi", static_cast<double>(hash >> 32)));
         check(writer_->setMetric("param_hash_lo", static_cast<double>(hash & 0xffffffffu)));
         check(writer_->setMetric("dropped_events", static_cast<double>(tracer_.dropped())));
-        check(writer_->setMetric("forward_alone_before_ms", forwardAloneBefore_));
-        check(writer_->setMetric("forward_alone_after_ms", forwardAloneAfter_));
+        check(writer_->setMetric("forward_alone_before_ms", aloneBefore_.forward_ms));
+        check(writer_->setMetric("forward_alone_after_ms", aloneAfter_.forward_ms));
+        check(writer_->setMetric("step_alone_before_ms", aloneBefore_.step_ms));
+        check(writer_->setMetric("step_alone_after_ms", aloneAfter_.step_ms));
         if (boundCpu_ >= 0) check(writer_->setMetric("compute_cpu", boundCpu_));
         if (boundCpu_ >= 0) check(writer_->setMetric("comm_threads_bound", commBound_ ? 1 : 0));
         // What the compute thread itself used over the same window as iter_ms: its CPU time, and how often the
@@ -611,7 +635,7 @@ private:
     Progress progress_;
     int boundCpu_ = -1;  // the first core of this rank's share (bindCompute); -1: not bound
     bool commBound_ = false;  // the communication threads on that share too (bindCompute)
-    double forwardAloneBefore_ = 0, forwardAloneAfter_ = 0;  // forwardAloneMs(), before and after the iterations
+    ComputeAlone aloneBefore_, aloneAfter_;  // computeAloneMs(), before and after the iterations
     std::unique_ptr<profiler::CuptiTracer> cupti_;  // GPU ranks only
     std::unique_ptr<kernels::Model> model_;
     std::unique_ptr<kernels::SyntheticDataset> data_;

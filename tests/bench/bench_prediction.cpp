@@ -27,8 +27,9 @@
 // forward passes of the other policies' runs were 1-3% slower than fifo's, geometric means), so the
 // difference between the two errors is the machine's drift less at most that much. And once more at the machine's
 // speed as the two runs' own figures found it (their forward passes alone, before and after the iterations), which
-// read nothing of the target's schedule: on 2026-12-05, over 60 captures, median 1.3% and worst 13.3% against 1.6%
-// and 15.3% as measured; a run slow between its two figures it cannot see.
+// read nothing of the target's schedule: on 2026-12-05, over 72 cross predictions, median 0.9% and worst 12.5%
+// against 1.2% and 11.9% as measured (the worst is the transformer at 10 Gb/s, where fifo's schedule slows its own
+// compute, not the machine); a run slow between its two figures it cannot see.
 //
 // Quick mode (CTest): the small sample at 1 Gb/s, fifo and ddp, 20 iterations of which 15 are measured (the
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the transformer sample at

@@ -101,6 +101,7 @@ int runReplay(const Args& args) {
     }
     out["source"] = source.description;
     if (source.forwardAloneMs > 0) out["forward_alone_ms"] = source.forwardAloneMs;  // the machine's speed then
+    if (source.stepAloneMs > 0) out["step_alone_ms"] = source.stepAloneMs;  // a training step, nothing to reduce
     out["policy"] = app::policyConfigToJson(config);
     out["alpha_us"] = result.cost.alpha_ns / 1e3;
     out["bandwidth_gbps"] = result.cost.ns_per_byte > 0 ? 8.0 / result.cost.ns_per_byte : 0.0;

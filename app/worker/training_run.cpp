@@ -481,8 +481,8 @@ private:
     // as fit in kProbeNs (at least 3, the first warming the caches; at most 100), before the first iteration and after
     // the last. A run's own times cannot tell the machine from its schedule; these can. On a CPU rank a pass is timed
     // on the thread's CPU clock: a co-tenant slowed the compute thread's CPU per iteration and this figure alike (a
-    // CNN capture 9.2 ms of CPU and 2.68 ms against 7.5 and 2.2 for its round's others), while a pass timed on the
-    // wall clock met every local burst of load (three passes of the small MLP during a build: 0.17 to 7.0 ms). A GPU
+    // CNN capture 12.6 ms of CPU and 3.74 ms against 7.7 and 2.25 for its round's others), while a pass timed on the
+    // wall clock met every local burst of load (the small MLP's forward during a build: 0.17 to 7.0 ms). A GPU
     // rank's passes are timed on the wall clock, synchronised. The step less the forward is the backward alone, what
     // a run's own backward is to be held against: the transformer's at 10 Gb/s took 2.9-3.2 ms of spans per
     // iteration under ddp and a fused pace, 4.5-4.7 under fifo's 54 units, forward passes alike.

@@ -1,6 +1,7 @@
 #include "app/common/replay_session.h"
 
 #include "app/common/bounded_json.h"
+#include "app/common/compute_alone.h"
 #include "app/common/experiment.h"
 #include "app/common/experiment_tuning.h"
 #include "app/common/policy_json.h"
@@ -158,15 +159,6 @@ double selfReplayResidual(const ReplayInput& in) {
     return std::abs(own.value().sim.figures.iter_ms - in.measuredIterMs) / in.measuredIterMs;
 }
 
-// The worker's figure `what` (forward_alone, step_alone) as the mean of its reading before and after the iterations;
-// 0 where the run lacks either.
-double meanOfBeforeAndAfter(const std::map<std::string, double>& metrics, const std::string& what) {
-    const auto before = metrics.find(what + "_before_ms");
-    const auto after = metrics.find(what + "_after_ms");
-    if (before == metrics.end() || after == metrics.end() || before->second <= 0 || after->second <= 0) return 0;
-    return (before->second + after->second) / 2;
-}
-
 }  // namespace
 
 engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrace> trace,
@@ -212,8 +204,8 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
                      (in.experimentName.empty() ? "" : ", " + in.experimentName) + ")";
     if (auto it = summary.metrics.find("iter_ms"); it != summary.metrics.end()) in.measuredIterMs = it->second;
     else if (auto measured = engine::observedIterationMs(observed); measured.ok()) in.measuredIterMs = measured.value();
-    in.forwardAloneMs = meanOfBeforeAndAfter(summary.metrics, "forward_alone");
-    in.stepAloneMs = meanOfBeforeAndAfter(summary.metrics, "step_alone");
+    in.forwardAloneMs = aloneFigureMs(summary.metrics, "forward_alone");
+    in.stepAloneMs = aloneFigureMs(summary.metrics, "step_alone");
     in.selfResidual = selfReplayResidual(in);
     in.trace = std::move(trace);
     return in;

@@ -271,7 +271,7 @@ private slots:
     // Two captures of one experiment whose forward passes alone (the worker's figures of the machine's speed, before
     // and after the iterations) lie more than kMachineSpeedNote apart: compare says how much of the difference is
     // the machine's, in the table's notes and in the JSON, against the baseline's run; within it, or for a run without
-    // the figures, it says nothing.
+    // the figures, it says nothing. `runs` shows each run's figure.
     void compareSaysWhereTheMachineMoved_data() {
         QTest::addColumn<double>("secondRunMs");  // run 2's forward alone; run 1's is 2.0 ms
         QTest::addColumn<QString>("note");        // "" = none
@@ -313,6 +313,13 @@ private slots:
                     1e-9);
         else
             QVERIFY(!items[1].toObject().contains("machine_slower_than_baseline"));
+        // `runs` lists each run's figure beside its time ("-" where it has none).
+        const auto runs = runCli({"runs", "--project", file});
+        QVERIFY2(runs.exitCode == 0 && runs.out.contains("fwd alone ms"), runs.out.constData());
+        const QList<QByteArray> lines = runs.out.split('\n');
+        QVERIFY2(lines.size() >= 3 && lines[1].trimmed().endsWith(" 2.000"), runs.out.constData());
+        const QByteArray second = secondRunMs > 0 ? QByteArray::number(secondRunMs, 'f', 3) : QByteArray("-");
+        QVERIFY2(lines[2].trimmed().endsWith(" " + second), runs.out.constData());
     }
 
 private:

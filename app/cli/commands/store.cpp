@@ -1,5 +1,6 @@
 // pacer-cli import / export / merge / runs: moving traces in and out of project files.
 #include "app/cli/commands/commands.h"
+#include "app/common/compute_alone.h"
 #include "app/common/project_files.h"
 #include "app/common/tuned_settings.h"
 #include "profiler/export_chrome.h"
@@ -87,12 +88,18 @@ int runRuns(const Args& args) {
         printJson({{"project", project}, {"runs", list}});
         return 0;
     }
-    std::printf("%6s  %-28s %-14s %-8s %5s %6s %10s\n", "run", "label", "policy", "backend", "ranks", "iters", "iter ms");
+    // Beside each run's time, the machine's speed it found (the forward pass alone): two runs of one experiment whose
+    // figures differ were captured on a faster or slower machine, not only under another schedule.
+    std::printf("%6s  %-28s %-14s %-8s %5s %6s %10s %14s\n", "run", "label", "policy", "backend", "ranks", "iters",
+                "iter ms", "fwd alone ms");
     for (const profiler::RunSummary& r : runs.value()) {
         auto it = r.metrics.find("iter_ms");
-        std::printf("%6lld  %-28s %-14s %-8s %5d %6d %10s\n", static_cast<long long>(r.run_id), r.label.c_str(),
+        const double forwardAlone = app::aloneFigureMs(r.metrics, "forward_alone");
+        char forward[32] = "-";
+        if (forwardAlone > 0) std::snprintf(forward, sizeof forward, "%.3f", forwardAlone);
+        std::printf("%6lld  %-28s %-14s %-8s %5d %6d %10s %14s\n", static_cast<long long>(r.run_id), r.label.c_str(),
                     r.policy.c_str(), r.backend.c_str(), r.ranks, r.iterations,
-                    it == r.metrics.end() ? "-" : std::to_string(it->second).c_str());
+                    it == r.metrics.end() ? "-" : std::to_string(it->second).c_str(), forward);
         if (auto tuned = app::tuningFromMetrics(r.metrics, {}))
             std::printf("%6s  tuned itself: %s\n", "", app::describeSettings(*tuned).c_str());
     }

@@ -54,6 +54,9 @@ CompareDock::CompareDock(ScheduleEditorModel* editor, QWidget* parent)
     m_baseline->setObjectName(QStringLiteral("baselineBox"));
     m_baseline->setToolTip(tr("The row differences are taken against"));
     m_status = new QLabel(body);
+    m_status->setObjectName(QStringLiteral("compareStatus"));
+    // A long line (the machine's note) is cut at the dock's edge rather than widening it; its tooltip holds it whole.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(pinRun);
     bar->addWidget(pinSchedule);
     bar->addWidget(unpin);
@@ -103,9 +106,10 @@ CompareDock::CompareDock(ScheduleEditorModel* editor, QWidget* parent)
     });
     // The chosen baseline is kept with the pins in the project.
     connect(&m_model, &CompareModel::baselineChanged, &m_session, &CompareSession::setBaseline);
+    connect(&m_model, &CompareModel::baselineChanged, this, &CompareDock::showStatus);  // the marks move with it
     connect(&m_session, &CompareSession::computed, this, &CompareDock::showOutcome);
     connect(&m_session, &CompareSession::pinsProblem, this, [this](const QString& why) {
-        m_status->setText(why);
+        setStatus(why);
         emit message(why);
     });
     connect(&m_sweep, &SweepModel::sweepFailed, this, [this](const QString& why) { emit message(tr("Sweep: %1").arg(why)); });
@@ -167,7 +171,7 @@ void CompareDock::applySweepPoint(int row, int column) {
 
 void CompareDock::showOutcome(const CompareOutcome& outcome) {
     if (!outcome.error.isEmpty()) {
-        m_status->setText(tr("Cannot compare: %1").arg(outcome.error));
+        setStatus(tr("Cannot compare: %1").arg(outcome.error));
         emit message(m_status->text());
         return;  // the last good comparison stays on screen
     }
@@ -190,10 +194,19 @@ void CompareDock::showOutcome(const CompareOutcome& outcome) {
             m_baseline->addItem(QStringLiteral("#%1 %2").arg(r + 1).arg(m_model.index(r, CompareModel::Item).data().toString()));
         m_baseline->setCurrentIndex(baseline);
     }
-    const app::Comparison* c = outcome.comparison.get();
-    m_status->setText(!m_session.pinsProblemText().isEmpty() ? m_session.pinsProblemText()
-                      : c && c->mixedExperiments() ? tr("%1 experiments: differences only within one").arg(c->groups.size())
-                                                   : QString());
+    showStatus();
+}
+
+void CompareDock::showStatus() {
+    const app::Comparison* c = m_model.comparison();
+    setStatus(!m_session.pinsProblemText().isEmpty() ? m_session.pinsProblemText()
+              : c && c->mixedExperiments() ? tr("%1 experiments: differences only within one").arg(c->groups.size())
+                                           : m_model.machineNotes());
+}
+
+void CompareDock::setStatus(const QString& text) {
+    m_status->setText(text);
+    m_status->setToolTip(text);  // whole, where the dock is too narrow for the line
 }
 
 CompareDock* addCompareDock(MainWindow* window, QMenu* viewMenu) {

@@ -55,6 +55,10 @@ protected:
 
 private:
     void showOutcome(const CompareOutcome& outcome);
+    // The line beside the baseline box: a problem with the pins, else mixed experiments, else what the table's " *"
+    // marks mean (CompareModel::machineNotes), else nothing.
+    void showStatus();
+    void setStatus(const QString& text);
 
     ScheduleEditorModel* m_editor;
     CompareSession m_session;

@@ -1,7 +1,8 @@
 // The compare view in a real (offscreen) main window: two runs and a saved schedule pinned from the project tree
 // give a table whose differences against the baseline are `pacer-cli compare --baseline N`'s, stacked lanes and
 // bars of the same figures; clicking a point of the sweep chart applies that policy and segment size in the
-// schedule editor as one undoable edit.
+// schedule editor as one undoable edit; where two pinned runs found the machine at different speeds, the line
+// beside the baseline box says what the table's marks mean.
 #include "app/gui/compare_charts.h"
 #include "app/gui/compare_dock.h"
 #include "app/gui/main_window.h"
@@ -14,6 +15,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QJsonArray>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -155,6 +157,41 @@ private slots:
         for (int r = 0; r < 3; ++r) labels << dock->model()->index(r, CompareModel::Item).data().toString();
         QVERIFY2(labels[0].contains("1") && labels[1].contains("2") && labels[2].contains("fine"),
                  qPrintable(labels.join(", ")));
+    }
+
+    // Two runs that found the machine 20% apart in speed: the line beside the baseline box says what the table's " *"
+    // means, against whichever run is the baseline, and says nothing once the marked row is unpinned.
+    void theLineBesideTheTableExplainsTheMarks() {
+        const QString project = m_dir.filePath("machine-speed.pacer");
+        const std::string error = testing::writeCompareProject(
+            project.toStdString(), {testing::compareExperiment("small", 8), testing::compareExperiment("small", 8)});
+        QVERIFY2(error.empty(), error.c_str());
+        for (const auto& [run, ms] : {std::pair{1, 2.0}, std::pair{2, 2.4}}) {
+            const std::string written = testing::setForwardAloneMs(project.toStdString(), run, ms, ms);
+            QVERIFY2(written.empty(), written.c_str());
+        }
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        window.openProject(project);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 15000);
+        CompareDock* dock = window.compareDock();
+        auto* status = dock->findChild<QLabel*>(QStringLiteral("compareStatus"));
+        QVERIFY(status);
+        dock->session()->pinRun(1);
+        dock->session()->pinRun(2);
+        QTRY_VERIFY_WITH_TIMEOUT(!dock->session()->isBusy() && dock->model()->rowCount() == 2, 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(status->text().startsWith("* The machine computed 20% slower during run 2 than "
+                                                            "during run 1"),
+                                  qPrintable(status->text()), 5000);
+        QCOMPARE(status->toolTip(), status->text());  // whole, where the dock cuts the line
+        dock->baselineBox()->setCurrentIndex(1);
+        QVERIFY2(status->text().startsWith("* The machine computed 17% faster during run 1 than during run 2"),
+                 qPrintable(status->text()));
+        dock->session()->unpin(0);
+        QTRY_VERIFY_WITH_TIMEOUT(!dock->session()->isBusy() && dock->model()->rowCount() == 1, 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(status->text().isEmpty(), qPrintable(status->text()), 5000);
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -133,6 +133,19 @@ QString CompareModel::machineNote(int rowIndex) const {
         .arg(base.input->forwardAloneMs, 0, 'f', 3);
 }
 
+QString CompareModel::machineNotes() const {
+    QString first;
+    int marked = 0;
+    for (int r = 0; r < rowCount(); ++r) {
+        const QString note = machineNote(r);
+        if (note.isEmpty()) continue;
+        if (marked++ == 0) first = note;
+    }
+    if (marked == 0) return {};
+    return marked == 1 ? QStringLiteral("* %1").arg(first)
+                       : tr("* %1 (and %2 more marked rows: see their tooltips)").arg(first).arg(marked - 1);
+}
+
 QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::ToolTipRole && section == IterationMs)

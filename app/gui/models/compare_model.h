@@ -50,14 +50,18 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    // Where the row's run found the machine more than app::kMachineSpeedNote slower or faster than the baseline's:
+    // the sentence that says so (its change is marked " *", the sentence its tooltip); empty otherwise.
+    QString machineNote(int rowIndex) const;
+    // What the " *" marks mean, for a line beside the table: the first marked row's sentence (and how many more
+    // there are); empty where no row is marked.
+    QString machineNotes() const;
+
 signals:
     void baselineChanged(int row);
 
 private:
     QVariant value(const app::CompareRow& row, int rowIndex, int column) const;
-    // Where the row's run found the machine more than app::kMachineSpeedNote slower or faster than the baseline's:
-    // the tooltip that says so (its change is marked); empty otherwise.
-    QString machineNote(int rowIndex) const;
 
     std::shared_ptr<const app::Comparison> m_comparison;
     int m_baseline = 0;

@@ -5,6 +5,8 @@
 #include "app/common/units.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace pacer::app {
 
@@ -228,6 +230,19 @@ std::optional<double> machineSlowerThanBaseline(const Comparison& c, std::size_t
     if (a.group != b.group || a.runId == b.runId || !a.input || !b.input) return std::nullopt;
     if (a.input->forwardAloneMs <= 0 || b.input->forwardAloneMs <= 0) return std::nullopt;
     return a.input->forwardAloneMs / b.input->forwardAloneMs - 1.0;
+}
+
+std::optional<std::string> machineSpeedNote(const Comparison& c, std::size_t row, std::size_t baseline) {
+    const auto slower = machineSlowerThanBaseline(c, row, baseline);
+    if (!slower || std::abs(*slower) <= kMachineSpeedNote) return std::nullopt;
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "the machine computed %.0f%% %s during run %lld than during run %lld (the forward pass alone: %.3f "
+                  "against %.3f ms): part of this difference is the machine's, not the schedules'",
+                  std::abs(*slower) * 100, *slower > 0 ? "slower" : "faster", static_cast<long long>(c.rows[row].runId),
+                  static_cast<long long>(c.rows[baseline].runId), c.rows[row].input->forwardAloneMs,
+                  c.rows[baseline].input->forwardAloneMs);
+    return std::string(text);
 }
 
 }  // namespace pacer::app

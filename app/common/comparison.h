@@ -105,6 +105,11 @@ std::optional<double> machineSlowerThanBaseline(const Comparison& c, std::size_t
 // rounds of each cell) a run's figure lay median 0.6%, p90 4% from its round's median; 6 of 90 lay beyond 5%, two of
 // them a co-tenant's 40-66% that the runs' own CPU per iteration showed too.
 constexpr double kMachineSpeedNote = 0.05;
+// Where a row's run found the machine more than kMachineSpeedNote slower or faster than the baseline's, the sentence
+// that says so, one wording for the CLI's notes and the GUI's marks: "the machine computed 20% slower during run 2
+// than during run 1 (the forward pass alone: 2.400 against 2.000 ms): part of this difference is the machine's, not
+// the schedules'"; nullopt otherwise.
+std::optional<std::string> machineSpeedNote(const Comparison& c, std::size_t row, std::size_t baseline);
 // "pace 256 KiB", "ddp 25 MiB buckets", "bytescheduler 4 MiB ×4", "horovod", "fifo": the settings that matter.
 std::string describeSchedule(const engine::PolicyConfig& config);
 // The iteration time a row stands for: measured for a run, predicted for a schedule.

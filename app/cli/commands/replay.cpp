@@ -10,7 +10,6 @@
 #include "profiler/project.h"
 #include "profiler/trace_diff.h"
 
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -302,17 +301,10 @@ int runCompare(const Args& args) {
                         row.settings.c_str());
         }
         // A difference between two captures is the schedules' and the machine's: say where the machine moved.
-        for (std::size_t i = 0; i < c.rows.size(); ++i) {
-            const auto slower = c.rows[i].group == static_cast<int>(g) ? app::machineSlowerThanBaseline(c, i, baseline)
-                                                                        : std::nullopt;
-            if (!slower || std::abs(*slower) <= app::kMachineSpeedNote) continue;
-            std::printf("note: the machine computed %.0f%% %s during run %lld than during run %lld (the forward pass "
-                        "alone: %.3f against %.3f ms): part of '%s' against the baseline is the machine's\n",
-                        std::abs(*slower) * 100, *slower > 0 ? "slower" : "faster",
-                        static_cast<long long>(c.rows[i].runId), static_cast<long long>(c.rows[baseline].runId),
-                        c.rows[i].input->forwardAloneMs, c.rows[baseline].input->forwardAloneMs,
-                        c.rows[i].item.label.c_str());
-        }
+        for (std::size_t i = 0; i < c.rows.size(); ++i)
+            if (c.rows[i].group == static_cast<int>(g))
+                if (const auto note = app::machineSpeedNote(c, i, baseline))
+                    std::printf("note: %s (item '%s')\n", note->c_str(), c.rows[i].item.label.c_str());
     }
     if (c.mixedExperiments())
         std::printf("\nnote: the items come from %zu experiments that train different things; compare within a table\n",

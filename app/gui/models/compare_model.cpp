@@ -84,7 +84,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && column == Change && r != m_baseline && !value(row, r, column).isValid())
         return tr("Not the baseline's experiment: no difference is given across experiments");
-    if (role == Qt::ToolTipRole && column == Change && !machineNote(r).isEmpty()) return machineNote(r);
+    if (role == Qt::ToolTipRole && column == Change)
+        if (const QString note = machineNote(r); !note.isEmpty()) return note;
     if (role != Qt::DisplayRole) return {};
     switch (column) {
         case Item: return QString::fromStdString(isRun ? "run " + row.item.label : row.item.label);
@@ -118,19 +119,12 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
 
 QString CompareModel::machineNote(int rowIndex) const {
     if (!m_comparison || rowIndex == m_baseline) return {};
-    const auto slower = app::machineSlowerThanBaseline(*m_comparison, static_cast<std::size_t>(rowIndex),
-                                                       static_cast<std::size_t>(m_baseline));
-    if (!slower || std::abs(*slower) <= app::kMachineSpeedNote) return {};
-    const app::CompareRow& row = m_comparison->rows[static_cast<std::size_t>(rowIndex)];
-    const app::CompareRow& base = m_comparison->rows[static_cast<std::size_t>(m_baseline)];
-    return tr("The machine computed %1% %2 during run %3 than during run %4 (the forward pass alone: %5 against %6 "
-              "ms): part of this difference is the machine's, not the schedules'")
-        .arg(std::abs(*slower) * 100, 0, 'f', 0)
-        .arg(*slower > 0 ? tr("slower") : tr("faster"))
-        .arg(row.runId)
-        .arg(base.runId)
-        .arg(row.input->forwardAloneMs, 0, 'f', 3)
-        .arg(base.input->forwardAloneMs, 0, 'f', 3);
+    const auto note = app::machineSpeedNote(*m_comparison, static_cast<std::size_t>(rowIndex),
+                                            static_cast<std::size_t>(m_baseline));
+    if (!note) return {};
+    QString text = QString::fromStdString(*note);
+    text[0] = text[0].toUpper();  // a sentence of its own here
+    return text;
 }
 
 QString CompareModel::machineNotes() const {

@@ -321,20 +321,16 @@ int main(int argc, char** argv) {
                     tally.self.push_back(std::abs(selfErr));
                     tally.band(self, measured);
                     if (policy != "fifo") {
-                        // The same prediction with the compute speed the target run had against the fifo run's:
-                        // what is left of the error once the compute speed of each capture is set aside.
-                        if (fifoSelf.computeAlone > 0 && self.computeAlone > 0) {
-                            const QString speed = QString::number(fifoSelf.computeAlone / self.computeAlone, 'g', 9);
-                            const Prediction atItsSpeed = predict(fifoProject, policy, {"--compute-speed", speed});
-                            if (atItsSpeed.ok())
-                                tally.crossAtItsSpeed.push_back(std::abs(atItsSpeed.ms - measured) / measured);
-                        }
-                        if (fifoSelf.forwardAlone > 0 && self.forwardAlone > 0) {
-                            const QString speed = QString::number(fifoSelf.forwardAlone / self.forwardAlone, 'g', 9);
-                            const Prediction atMachine = predict(fifoProject, policy, {"--compute-speed", speed});
-                            if (atMachine.ok())
-                                tally.crossAtMachineSpeed.push_back(std::abs(atMachine.ms - measured) / measured);
-                        }
+                        // The same prediction told how much faster the target's capture computed than the fifo run's,
+                        // by one figure of each run: the error left once that speed is set aside.
+                        const auto atSpeed = [&](double fifoFigure, double targetFigure, std::vector<double>& into) {
+                            if (fifoFigure <= 0 || targetFigure <= 0) return;
+                            const QString speed = QString::number(fifoFigure / targetFigure, 'g', 9);
+                            const Prediction told = predict(fifoProject, policy, {"--compute-speed", speed});
+                            if (told.ok()) into.push_back(std::abs(told.ms - measured) / measured);
+                        };
+                        atSpeed(fifoSelf.computeAlone, self.computeAlone, tally.crossAtItsSpeed);
+                        atSpeed(fifoSelf.forwardAlone, self.forwardAlone, tally.crossAtMachineSpeed);
                         tally.band(cross, measured);
                     }
                     std::printf("%-16s %5.1f %5d %14s %9.3f %9.3f %6.1f%% %8.3f..%-8.3f %9.3f %6.1f%% %8.3f..%-8.3f %6.1f%%\n",

@@ -54,4 +54,13 @@ inline std::string setForwardAloneMs(const std::string& project, std::int64_t ru
     return st.ok() ? std::string() : st.message();
 }
 
+// Two runs of experiment "small" that found the machine at different speeds: forward figures of `first` and `second`
+// ms, each its before and after alike. Returns an error message, empty on success.
+inline std::string writeTwoSpeedsProject(const std::string& project, double first, double second) {
+    std::string error = writeCompareProject(project, {compareExperiment("small", 8), compareExperiment("small", 8)});
+    if (error.empty()) error = setForwardAloneMs(project, 1, first, first);
+    if (error.empty()) error = setForwardAloneMs(project, 2, second, second);
+    return error;
+}
+
 }  // namespace pacer::testing

@@ -184,6 +184,7 @@ engine::Result<ReplayInput> inputFromRun(std::shared_ptr<const profiler::RunTrac
     in.workload = std::move(model.value().workload);
     in.cost = std::move(model.value().cost);
     in.iterations = std::move(model.value().iterations);
+    in.forAnother = std::move(model.value().for_another);
     in.setAside = std::move(model.value().set_aside);
     in.runId = trace->run_id;
     given.buckets = imported.buckets;
@@ -242,12 +243,20 @@ engine::PolicyConfig followingRecordedPlan(const ReplayInput& input, engine::Pol
     return config;
 }
 
+// What a replay of the run's own schedule (`own`) or of another reads of the run (ReplayInput::forAnother).
+const engine::Workload& workloadFor(const ReplayInput& input, bool own) {
+    return own || !input.forAnother ? input.workload : input.forAnother->workload;
+}
+const std::vector<engine::IterationEstimate>& estimatesFor(const ReplayInput& input, bool own) {
+    return own || !input.forAnother ? input.iterations : input.forAnother->iterations;
+}
+
 engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::TunedPace& tuned, bool chosen,
                                       bool own, const engine::WhatIf& whatIf, const engine::SimOptions& options) {
     // The band: each kept iteration of the run replayed as the tuned pace would run it (its order, channels and
     // the what-if), as every other replay of the run gets one.
     std::vector<engine::IterationEstimate> iterations;
-    for (const engine::IterationEstimate& it : input.iterations) {
+    for (const engine::IterationEstimate& it : estimatesFor(input, own)) {
         engine::IterationEstimate as = it;
         auto w = engine::applyWhatIf(engine::asRun(it.workload, tuned.plan_order, tuned.channels,
                                                    input.hostMemory),
@@ -344,12 +353,13 @@ engine::Result<engine::ReplayResult> replayInput(const ReplayInput& input, const
         return experiment ? engine::asRun(w, experiment->plan_order, experiment->channels, input.hostMemory) : w;
     };
     std::vector<engine::IterationEstimate> converted;  // copied only where the order changes (each drag replays)
+    const std::vector<engine::IterationEstimate>& estimates = estimatesFor(input, own);
     if (experiment) {
-        converted = input.iterations;
+        converted = estimates;
         for (engine::IterationEstimate& it : converted) it.workload = asItRuns(it.workload);
     }
-    auto r = engine::replay(asItRuns(input.workload), input.cost, followingRecordedPlan(input, config, own), whatIf,
-                            options, experiment ? converted : input.iterations);
+    auto r = engine::replay(asItRuns(workloadFor(input, own)), input.cost, followingRecordedPlan(input, config, own),
+                            whatIf, options, experiment ? converted : estimates);
     if (r.ok() && !own)
         r.value().band = engine::widenedForAnotherSchedule(r.value().band, r.value().sim.figures.iter_ms,
                                                            input.selfResidual, r.value().sim.figures.stall_ms);

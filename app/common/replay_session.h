@@ -28,6 +28,9 @@ struct ReplayInput {
     engine::CostModel cost;           // fitted from the run; the default model for a profile
     // A run's kept steady iterations, each on its own (the band of a prediction); empty for a profile.
     std::vector<engine::IterationEstimate> iterations;
+    // The same for replaying another schedule than the run's own (engine::ObservedModel::for_another): the ranks'
+    // compute evened out. Unset where the run's collectives take no CPU from compute, and for a profile.
+    std::optional<engine::ObservedModel::ForAnother> forAnother;
     std::vector<int> setAside;        // the run's outlier iterations, left out of workload and cost
     std::string description;          // "runs.pacer run 3 (fifo, 2 ranks, mlp-2rank)" or "model resnet50"
     engine::PolicyConfig observedConfig;  // the policy settings the run ran (a self-tuned pace: its choice)

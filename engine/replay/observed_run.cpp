@@ -731,20 +731,139 @@ double unitGap(const ObservedRun& run, const CollectiveSpans& spans, const std::
     return gaps.empty() ? 0.0 : std::max(0.0, median(gaps));
 }
 
+// Each rank's usual step times against the ranks' mean (ObservedModel::for_another): rank -> per step, in the order of
+// RankSteps.
+using RankOffsets = std::map<int, std::vector<double>>;
+
+// What extractWorkloadWith reads off a run: the workload for its own schedule, and where the collectives take CPU
+// from compute, the one for another schedule (ObservedModel::for_another) with the offsets that evened it out.
+struct Extraction {
+    Workload own;
+    std::optional<Workload> another;
+    RankOffsets usual;
+};
+
 // extractWorkload with the collectives' CPU line given (a part of a run takes the whole run's), on a run already
-// validated (validateRun).
-Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<int>& only, const CommCpu& commCpu);
+// validated (validateRun). `usual`: the ranks' offsets to even out with (a part of a run takes the whole run's); null:
+// this run's own.
+Result<Extraction> extractWorkloadWith(const ObservedRun& run, const std::vector<int>& only, const CommCpu& commCpu,
+                                       const RankOffsets* usual = nullptr);
 
 }  // namespace
 
 Result<Workload> extractWorkload(const ObservedRun& run, const std::vector<int>& only) {
     if (Status s = validateRun(run); !s.ok()) return s;
-    return extractWorkloadWith(run, only, fitCommCpu(run));
+    auto extracted = extractWorkloadWith(run, only, fitCommCpu(run));
+    if (!extracted.ok()) return extracted.status();
+    return std::move(extracted.value().own);
 }
 
 namespace {
 
-Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<int>& only, const CommCpu& commCpu) {
+// Each rank's step times in each counted iteration, in the order the iteration runs them (forward 0..L-1, backward
+// L-1..0, then the tail: the untraced time after the last backward); -1 where the rank traced none:
+// iteration -> rank -> step times.
+using RankSteps = std::map<int, std::map<int, std::vector<double>>>;
+
+// Sets the workload's layer times and tail from the ranks' step times. A collective waits for the slowest rank, so
+// what counts is when the last rank has got through each step of the iteration: per iteration, the latest over
+// ranks of each rank's running sum of step times, and a step's time is how much that latest point moved. (The
+// slowest time per step, summed, would charge every rank's hiccups to one imaginary rank that has them all.) Then the
+// mean over iterations, not the median: the measured iteration time is a mean, and on a loaded machine the slow
+// iterations (a rank descheduled for milliseconds) are part of it.
+// The tail is the iteration's last step: a rank slow in its backward and quick in its tail is no later at the end
+// than its peer (taken apart, the slowest backward and the slowest tail added up to 80-110 us an iteration more than
+// either rank spent: the small MLP at 10 Gb/s, whose ranks take turns, replayed 7% too slow).
+void setStepTimes(Workload& w, const RankSteps& steps, int numLayers) {
+    const int numSteps = 2 * numLayers + 1;
+    const int tailStep = numSteps - 1;
+    std::map<std::pair<int, int>, std::vector<double>> series;  // (kind, layer) -> the latest point's move per iteration
+    std::vector<double> tails;  // per iteration, the move of the latest point over the tail
+    for (const auto& [iteration, ranks] : steps) {
+        std::vector<double> sums(ranks.size(), 0.0);
+        double latest = 0;
+        for (int step = 0; step < numSteps; ++step) {
+            std::size_t r = 0;
+            bool traced = false;
+            double next = 0;
+            for (const auto& [rank, v] : ranks) {
+                if (v[step] >= 0) {
+                    traced = true;
+                    sums[r] += v[step];
+                }
+                next = std::max(next, sums[r++]);
+            }
+            const double move = std::max(0.0, next - latest);
+            latest = std::max(latest, next);
+            if (!traced) continue;  // the run's last iteration has no tail: it is left out of the mean
+            if (step == tailStep) {
+                tails.push_back(move);
+                continue;
+            }
+            const int layer = step < numLayers ? step : tailStep - 1 - step;
+            const int kind = step < numLayers ? ObservedSpan::Forward : ObservedSpan::Backward;
+            series[{kind, layer}].push_back(move);
+        }
+    }
+    for (LayerTimes& lt : w.layers) lt.forward = lt.backward = 0;
+    for (const auto& [key, values] : series) {
+        const auto [kind, layer] = key;
+        (kind == ObservedSpan::Forward ? w.layers[layer].forward : w.layers[layer].backward) =
+            static_cast<Nanos>(std::llround(mean(values)));
+    }
+    w.tail_ns = static_cast<Nanos>(std::llround(mean(tails)));
+}
+
+// The ranks' mean time for a step in one iteration; nullopt unless every rank traced it and, with `usual`, has an
+// offset for it.
+std::optional<double> ranksMean(const std::map<int, std::vector<double>>& ranks, std::size_t step,
+                                const RankOffsets* usual = nullptr) {
+    if (ranks.size() < 2) return std::nullopt;
+    double total = 0;
+    for (const auto& [rank, v] : ranks) {
+        if (v[step] < 0) return std::nullopt;
+        if (usual) {
+            const auto it = usual->find(rank);
+            if (it == usual->end() || step >= it->second.size()) return std::nullopt;
+        }
+        total += v[step];
+    }
+    return total / static_cast<double>(ranks.size());
+}
+
+// Each rank's mean step time less the ranks' mean, over the iterations where every rank traced the step.
+RankOffsets usualRankOffsets(const RankSteps& steps) {
+    RankOffsets sum, count;
+    for (const auto& [iteration, ranks] : steps)
+        for (std::size_t step = 0; !ranks.empty() && step < ranks.begin()->second.size(); ++step) {
+            const std::optional<double> mean = ranksMean(ranks, step);
+            if (!mean) continue;
+            for (const auto& [rank, v] : ranks) {
+                auto& s = sum[rank];
+                auto& c = count[rank];
+                if (s.empty()) s.assign(v.size(), 0.0), c.assign(v.size(), 0.0);
+                s[step] += v[step] - *mean;
+                c[step] += 1;
+            }
+        }
+    for (auto& [rank, s] : sum)
+        for (std::size_t step = 0; step < s.size(); ++step)
+            if (count[rank][step] > 0) s[step] /= count[rank][step];
+    return sum;
+}
+
+// The ranks' step times evened out: in each iteration, each rank's time for a step every rank traced is the ranks'
+// mean plus the rank's usual offset (ObservedModel::for_another).
+RankSteps evenedOut(RankSteps steps, const RankOffsets& usual) {
+    for (auto& [iteration, ranks] : steps)
+        for (std::size_t step = 0; !ranks.empty() && step < ranks.begin()->second.size(); ++step)
+            if (const std::optional<double> mean = ranksMean(ranks, step, &usual))
+                for (auto& [rank, v] : ranks) v[step] = std::max(0.0, *mean + usual.at(rank)[step]);
+    return steps;
+}
+
+Result<Extraction> extractWorkloadWith(const ObservedRun& run, const std::vector<int>& only, const CommCpu& commCpu,
+                                       const RankOffsets* usual) {
     int numLayers = static_cast<int>(run.layerNames.size());
     for (const TensorInfo& t : run.tensors) numLayers = std::max(numLayers, t.layer + 1);
     for (const ObservedSpan& s : run.spans)
@@ -772,21 +891,9 @@ Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<i
     }
     if (!any) return Status::error("observed run has no forward or backward spans to extract layer times from");
 
-    // A collective waits for the slowest rank, so what counts is when the last rank has got through each step of
-    // the iteration (forward 0..L-1, then backward L-1..0): per iteration, the latest over ranks of each rank's
-    // running sum of step times, and a step's time is how much that latest point moved. (The slowest time per
-    // step, summed, would charge every rank's hiccups to one imaginary rank that has them all.) Then the mean over
-    // iterations, not the median: the measured iteration time is a mean, and on a loaded machine the slow
-    // iterations (a rank descheduled for milliseconds) are part of it.
-    // The tail (the untraced time after the last backward) is the iteration's last step: a rank slow in its
-    // backward and quick in its tail is no later at the end than its peer (taken apart, the slowest backward and the
-    // slowest tail added up to 80-110 us an iteration more than either rank spent: the small MLP at 10 Gb/s, whose
-    // ranks take turns, replayed 7% too slow).
-    std::map<std::tuple<int, int, int>, double> slowest;  // (kind, iteration, layer) -> the latest point's move
-    std::vector<double> tails;  // per iteration, the move of the latest point over the tail
+    RankSteps steps;  // the counted iterations' step times, rank by rank
+    const int numSteps = 2 * numLayers + 1;
     {
-        std::map<int, std::map<int, std::vector<double>>> steps;  // iteration -> rank -> step times in order
-        const int numSteps = 2 * numLayers + 1;
         const int tailStep = numSteps - 1;
         auto stepOf = [&](int kind, int layer) { return kind == ObservedSpan::Forward ? layer : tailStep - 1 - layer; };
         for (const auto& [key, ns] : perRankIteration) {
@@ -802,35 +909,7 @@ Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<i
             auto r = it->second.find(rank);
             if (r != it->second.end()) r->second[tailStep] = ns;
         }
-        for (const auto& [iteration, ranks] : steps) {
-            std::vector<double> sums(ranks.size(), 0.0);
-            double latest = 0;
-            for (int step = 0; step < numSteps; ++step) {
-                std::size_t r = 0;
-                bool traced = false;
-                double next = 0;
-                for (const auto& [rank, v] : ranks) {
-                    if (v[step] >= 0) {
-                        traced = true;
-                        sums[r] += v[step];
-                    }
-                    next = std::max(next, sums[r++]);
-                }
-                const double move = std::max(0.0, next - latest);
-                latest = std::max(latest, next);
-                if (!traced) continue;  // the run's last iteration has no tail: it is left out of the mean
-                if (step == tailStep) {
-                    tails.push_back(move);
-                    continue;
-                }
-                const int layer = step < numLayers ? step : tailStep - 1 - step;
-                const int kind = step < numLayers ? ObservedSpan::Forward : ObservedSpan::Backward;
-                slowest[{kind, iteration, layer}] = move;
-            }
-        }
     }
-    std::map<std::pair<int, int>, std::vector<double>> series;  // (kind, layer) -> per iteration
-    for (const auto& [key, ns] : slowest) series[{std::get<0>(key), std::get<2>(key)}].push_back(ns);
 
     Workload w;
     w.name = run.policy.empty() ? "observed run" : "observed " + run.policy + " run";
@@ -840,13 +919,7 @@ Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<i
     for (int l = 0; l < numLayers; ++l)
         w.layers[l].name =
             l < static_cast<int>(run.layerNames.size()) ? run.layerNames[l] : "layer " + std::to_string(l);
-    for (const auto& [key, values] : series) {
-        const auto [kind, layer] = key;
-        const Nanos m = static_cast<Nanos>(std::llround(mean(values)));
-        LayerTimes& lt = w.layers[layer];
-        Nanos& slot = kind == ObservedSpan::Forward ? lt.forward : lt.backward;
-        slot = std::max(slot, m);
-    }
+    setStepTimes(w, steps, numLayers);
     // Optimizer: total update time / elements updated, per (rank, iteration); median over those.
     std::vector<std::size_t> layerElements(numLayers, 0);
     std::size_t allElements = 0;
@@ -887,13 +960,19 @@ Result<Workload> extractWorkloadWith(const ObservedRun& run, const std::vector<i
     w.timer_wake_ns = static_cast<Nanos>(std::llround(tick.late_ns));
     w.tick_anchor_lead_ns = static_cast<Nanos>(std::llround(tick.anchor_lead_ns));
     w.release_gap_ns = static_cast<Nanos>(std::llround(releaseGap(run, counts)));
-    w.tail_ns = static_cast<Nanos>(std::llround(mean(tails)));
     w.readiness_rides_on_units = run.readiness_rides_on_units;
     w.channels = run.channels;
     w.comm_cpu = commCpu;
 
     if (Status s = validateWorkload(w); !s.ok()) return Status::error("extracted workload: " + s.message());
-    return w;
+    Extraction out;
+    if (commCpu.any() && run.ranks > 1) {
+        out.usual = usual ? *usual : usualRankOffsets(steps);
+        out.another = w;
+        setStepTimes(*out.another, evenedOut(steps, out.usual), numLayers);
+    }
+    out.own = std::move(w);
+    return out;
 }
 
 }  // namespace
@@ -1223,12 +1302,13 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
     std::vector<int> kept;
     for (const auto& [iteration, ms] : observed)
         if (!std::binary_search(model.set_aside.begin(), model.set_aside.end(), iteration)) kept.push_back(iteration);
-    auto workload = extractWorkload(run, kept);
-    if (!workload.ok()) return workload.status();
+    auto whole = extractWorkloadWith(run, kept, fitCommCpu(run));
+    if (!whole.ok()) return whole.status();
     auto cost = fitCostModel(run, kept);
     if (!cost.ok()) return cost.status();
-    model.workload = std::move(workload).value();
+    model.workload = std::move(whole.value().own);
     model.cost = std::move(cost).value();
+    if (whole.value().another) model.for_another = ObservedModel::ForAnother{std::move(*whole.value().another), {}};
     // The run's last iteration is not a whole one on its own: its optimizer step and the next batch were never
     // traced, so it stays out of the estimates (its layers still count in the means above).
     int lastIteration = INT32_MIN;
@@ -1253,18 +1333,27 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         std::sort(ids.begin(), ids.end());
         part.spans.clear();
         for (std::size_t k : ids) part.spans.push_back(run.spans[k]);
-        auto w = extractWorkloadWith(part, {iteration}, model.workload.comm_cpu);
+        auto w = extractWorkloadWith(part, {iteration}, model.workload.comm_cpu, &whole.value().usual);
         auto c = fitCostModel(part, {iteration});
         if (!w.ok() || !c.ok()) continue;  // an iteration without collectives (cut short) estimates nothing
         // The threads' wake-up latencies come from the kept iterations together: one iteration holds a sample or
         // two of each, often none (which would read as no latency at all).
-        w.value().resume_ns = model.workload.resume_ns;
-        w.value().dispatch_ns = model.workload.dispatch_ns;
-        w.value().dispatch_by_layer_ns = model.workload.dispatch_by_layer_ns;
-        w.value().timer_wake_ns = model.workload.timer_wake_ns;
-        w.value().tick_anchor_lead_ns = model.workload.tick_anchor_lead_ns;
-        w.value().release_gap_ns = model.workload.release_gap_ns;
-        model.iterations.push_back({iteration, observed[iteration], std::move(w).value(), std::move(c).value()});
+        const auto fromWhole = [&](Workload& one) {
+            one.resume_ns = model.workload.resume_ns;
+            one.dispatch_ns = model.workload.dispatch_ns;
+            one.dispatch_by_layer_ns = model.workload.dispatch_by_layer_ns;
+            one.timer_wake_ns = model.workload.timer_wake_ns;
+            one.tick_anchor_lead_ns = model.workload.tick_anchor_lead_ns;
+            one.release_gap_ns = model.workload.release_gap_ns;
+        };
+        Extraction& e = w.value();
+        fromWhole(e.own);
+        if (model.for_another) {
+            Workload another = e.another ? std::move(*e.another) : e.own;
+            fromWhole(another);
+            model.for_another->iterations.push_back({iteration, observed[iteration], std::move(another), c.value()});
+        }
+        model.iterations.push_back({iteration, observed[iteration], std::move(e.own), std::move(c).value()});
     }
     return model;
 }

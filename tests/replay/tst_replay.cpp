@@ -733,6 +733,61 @@ private slots:
         QVERIFY(stalled.value().band.high_ms >= f.iter_ms - 1e-9);
     }
 
+    // ObservedModel::for_another, for replaying another schedule: where collectives take CPU from compute, each
+    // rank's step times evened out per iteration to the ranks' mean plus the rank's usual offset. Here layer 2's
+    // backward runs 400 us longer on one rank: ranks that take turns at it (rank 0 in even iterations, rank 1 in odd
+    // ones) leave half of it behind, whole iterations and each one alike; a rank that is always the slower one stays
+    // so; without CPU taken by collectives the ranks' unevenness is their own and there is no such model.
+    void anotherScheduleLeavesTheRanksUnevennessBehind_data() {
+        QTest::addColumn<bool>("takeTurns");
+        QTest::addColumn<bool>("cpu");
+        QTest::addColumn<double>("leftBehind");  // of what the 400 us added to the own model; < 0: no for_another
+        QTest::addRow("ranks take turns") << true << true << 0.5;
+        QTest::addRow("rank 1 always the slower") << false << true << 0.0;
+        QTest::addRow("collectives take no CPU") << true << false << -1.0;
+    }
+    void anotherScheduleLeavesTheRanksUnevennessBehind() {
+        QFETCH(bool, takeTurns);
+        QFETCH(bool, cpu);
+        QFETCH(double, leftBehind);
+        const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
+        ObservedRun run = simulatedFifoCapture(truth, 22);
+        QVERIFY(!run.spans.empty());
+        run.comm_cpu = cpu ? CommCpu{1'000, 0.0} : CommCpu{};  // a microsecond a collective: nothing to speak of
+        Result<ObservedModel> even = modelObservedRun(run);
+        QVERIFY2(even.ok(), even.status().message().c_str());
+        for (ObservedSpan& s : run.spans)
+            if (s.kind == ObservedSpan::Backward && s.layer == 2 && s.rank == (takeTurns ? s.iteration % 2 : 1))
+                s.end += 400'000;
+        Result<ObservedModel> model = modelObservedRun(run);
+        QVERIFY2(model.ok(), model.status().message().c_str());
+        if (leftBehind < 0) {
+            QVERIFY(!model.value().for_another.has_value());
+            return;
+        }
+        QVERIFY(model.value().for_another.has_value());
+        const ObservedModel::ForAnother& another = *model.value().for_another;
+        // What the longer spans added to the run's own model (a little less than their 400 us: the next layer's
+        // start moved too), and how much of that for_another has not.
+        const double extra = model.value().workload.layers[2].backward - even.value().workload.layers[2].backward;
+        QVERIFY2(extra > 300'000, qPrintable(QString::number(extra)));
+        const auto behind = [&](const Workload& own, const Workload& evened) {
+            return static_cast<double>(own.layers[2].backward - evened.layers[2].backward) / extra;
+        };
+        // Within 1/42: of the 21 counted iterations (1..21) rank 1 took 11, and its usual offset keeps that one.
+        QVERIFY2(qAbs(behind(model.value().workload, another.workload) - leftBehind) < 0.03,
+                 qPrintable(QString::number(behind(model.value().workload, another.workload))));
+        QCOMPARE(another.iterations.size(), model.value().iterations.size());
+        for (std::size_t i = 0; i < another.iterations.size(); ++i) {
+            QCOMPARE(another.iterations[i].iteration, model.value().iterations[i].iteration);
+            const double b = behind(model.value().iterations[i].workload, another.iterations[i].workload);
+            QVERIFY2(qAbs(b - leftBehind) < 0.03, qPrintable(QString("iteration %1: %2").arg(i).arg(b)));
+        }
+        // Only the layer times differ: the rest is the run's.
+        QCOMPARE(another.workload.dispatch_ns, model.value().workload.dispatch_ns);
+        QCOMPARE(another.workload.layers[0].forward, model.value().workload.layers[0].forward);
+    }
+
     // Ranks stall out of phase: rank 0 loses its core for 50 ms late in iteration 5, and rank 1, already in iteration
     // 6, waits for it there. Each rank's mean period over the 20 steady iterations rose by 2.5 ms, which is what a
     // run's iter_ms shows; the slowest rank of each iteration counted the one stall twice (5 ms per iteration).

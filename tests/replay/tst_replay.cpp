@@ -1371,23 +1371,30 @@ private slots:
     // latest start of the next (rank 1 leaves tensor 1 100 ns after rank 0; tensor 0 starts 500 ns after that).
     // The iteration's first unit, chosen by a round, has nothing ahead of it; a fused unit (both tensors, 8000 bytes)
     // does not count, since a policy may hold fused units back on purpose, nor does a gap while a rank computed (a
-    // comm thread that waited for a core).
+    // comm thread that waited for a core). Where a round chose the second unit (then no pair counts) the gap is
+    // read from the round's latest end (rank 1's, 3250 ns in) to the unit's latest start, 350 ns after.
     void commThreadsGapIsFittedFromUnitsBackToBack_data() {
         QTest::addColumn<std::int64_t>("secondBytes");
         QTest::addColumn<bool>("computing");
+        QTest::addColumn<bool>("round");
         QTest::addColumn<double>("gap");
-        QTest::newRow("a tensor of its own") << std::int64_t{4000} << false << 500.0;
-        QTest::newRow("fused") << std::int64_t{8000} << false << 0.0;
-        QTest::newRow("a rank computed meanwhile") << std::int64_t{4000} << true << 0.0;
+        QTest::newRow("a tensor of its own") << std::int64_t{4000} << false << false << 500.0;
+        QTest::newRow("fused") << std::int64_t{8000} << false << false << 0.0;
+        QTest::newRow("a rank computed meanwhile") << std::int64_t{4000} << true << false << 0.0;
+        QTest::newRow("chosen by a round") << std::int64_t{4000} << false << true << 350.0;
+        QTest::newRow("fused, chosen by a round") << std::int64_t{8000} << false << true << 350.0;
+        QTest::newRow("chosen by a round, a rank computed meanwhile") << std::int64_t{4000} << true << true << 0.0;
     }
     void commThreadsGapIsFittedFromUnitsBackToBack() {
         QFETCH(std::int64_t, secondBytes);
         QFETCH(bool, computing);
+        QFETCH(bool, round);
         QFETCH(double, gap);
         ObservedRun run = twoTensorRun();
         for (int it = 1; it < 5; ++it)
             for (int rank = 0; rank < 2; ++rank) {
                 const Nanos t = it * 1'000'000;
+                if (round) run.spans.push_back(span(ObservedSpan::Round, rank, it, -1, t + 3150, t + 3200 + 50 * rank));
                 run.spans.push_back(comm(rank, it, 1, 4000, t, rank == 0 ? 3000 : 3100));
                 run.spans.push_back(comm(rank, it, 0, secondBytes, t + 3600, 2000));
                 if (computing && rank == 1)

@@ -132,9 +132,9 @@ struct IterationEstimate {
 // iterations), so a rank that is always the slower one stays so. A fifo run of the transformer sample at 10 Gb/s
 // (54 units an iteration, on a shared 2-core machine): its ranks' compute per iteration differed with a standard
 // deviation of 0.81 ms (0.15-0.31 ms under the other four policies), and the latest rank's came to 5.94 ms against
-// 5.59 and 5.60 for either rank alone, which replay carried into DDP and pace: predicted 10-12% and 8-13% too slow on
-// two grids, 7-8% and 3-8% from the evened-out model. Unset where collectives take no CPU from compute (GPU ranks,
-// one rank): there the ranks' unevenness is their own.
+// 5.59 and 5.60 for either rank alone, which replay carried into DDP and pace: over three grids of two rounds
+// each, predicted 4.6-14.7% (DDP) and 4.9-12.7% (pace) too slow, from the evened-out model 2.4-14.5% and 3.8-9.2%.
+// Unset where collectives take no CPU from compute (GPU ranks, one rank): there the ranks' unevenness is their own.
 struct ObservedModel {
     Workload workload;
     CostModel cost;

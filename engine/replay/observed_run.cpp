@@ -800,7 +800,7 @@ using RankSteps = std::map<int, std::map<int, std::vector<double>>>;
 void setStepTimes(Workload& w, const RankSteps& steps, int numLayers) {
     const int numSteps = 2 * numLayers + 1;
     const int tailStep = numSteps - 1;
-    std::map<std::pair<int, int>, std::vector<double>> series;  // (kind, layer) -> the latest point's move per iteration
+    std::map<std::pair<int, int>, std::vector<double>> series;  // (kind, layer) -> the latest point's moves
     std::vector<double> tails;  // per iteration, the move of the latest point over the tail
     for (const auto& [iteration, ranks] : steps) {
         std::vector<double> sums(ranks.size(), 0.0);

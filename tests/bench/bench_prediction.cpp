@@ -12,11 +12,15 @@
 // Goals (judged at the end, in quick mode too; what falls short is printed): self and cross error median <= 3%,
 // worst <= 8%; the measured time inside the band in >= 90% of the predictions; on the pairs that differ by >= 20%,
 // replay's median error at most half the policy-blind one. Wall-clock goals on a shared machine are not asserted:
-// the bench exits 0 whenever it could measure.
+// the bench exits 0 whenever it could measure. With three rounds or more (the default) the cross goal is judged per
+// cell, the median of its rounds' errors, the way the issue that set it reported its cases (medians of three): one
+// policy's runs of one cell in two rounds lay up to 22% apart on this machine (2026-12-05, 45 pairs), so a worst
+// over single runs judges the machine's speed between two captures more than replay, and a perfect predictor would
+// miss it. The per-run errors are printed above it all the same; with one or two rounds they are what is judged.
 //
 // Beside them it prints how far two runs of the same policy and cell, in different rounds, lie apart: the noise of
 // this machine that a prediction from one run cannot know of (a perfect predictor would be off by that much); with
-// three rounds or more, the cross error of the cell's medians (the rounds' predictions against the rounds' runs); and
+// three rounds or more, the cross error per cell (the median of its rounds' errors, which the goal judges); and
 // how far each self-tuned pace run's own warm-up prediction (what `runs` and `compare` show) lay from the run; and
 // the self-tuned pace run of each round predicting the other policies (what replay of a default capture shows), and
 // the ddp run likewise (a user's DDP job: on 2026-12-04 its predictions were 3-13% too fast at 10 Gb/s); and
@@ -179,17 +183,22 @@ struct Tally {
         return errors;
     }
 
-    // Replay's error once each side is the median over the rounds (the rounds' predictions from fifo against the
-    // policy's rounds): what the model gets wrong with the machine's run-to-run noise averaged over, a diagnostic
-    // beside the per-run goal. Empty with fewer than three rounds.
+    // Replay's error per cell, the median over the rounds of each round's cross error (its fifo run predicting
+    // its run of the policy, two captures a few seconds apart): what the model gets wrong with the machine's
+    // run-to-run noise averaged over. The cross goal is judged on it. Each side's median taken apart (the rounds'
+    // predictions against the rounds' runs) mixes rounds: on a grid whose CNN fifo runs at 10 Gb/s moved by 20%
+    // from one round to the next, a cell whose rounds were off by +2.4, +29.3 and -0.1% came out 26.3% off that
+    // way, 2.4% this way. Empty with fewer than three rounds.
     std::vector<double> cellErrors() const {
         std::vector<double> errors;
         for (const auto& [cell, policies] : cells)
-            for (const auto& [policy, r] : policies)
-                if (policy != "fifo" && r.measured.size() >= 3) {
-                    const double measured = median(r.measured);
-                    errors.push_back(std::abs(median(r.fromFifo) - measured) / measured);
-                }
+            for (const auto& [policy, r] : policies) {
+                if (policy == "fifo" || r.measured.size() < 3) continue;
+                std::vector<double> rounds;
+                for (std::size_t i = 0; i < r.measured.size(); ++i)
+                    rounds.push_back((r.fromFifo[i] - r.measured[i]) / r.measured[i]);
+                errors.push_back(std::abs(median(rounds)));
+            }
         return errors;
     }
     void band(const Prediction& p, double measured) {
@@ -207,7 +216,9 @@ std::vector<std::string> judge(const Tally& t) {
         if (worst(v) > 0.08) missed.push_back(std::string(what) + " worst error " + std::to_string(100 * worst(v)) + "% > 8%");
     };
     check("self-replay", t.self);
-    check("cross-policy", t.crossErrors());
+    const std::vector<double> cells = t.cellErrors();
+    if (cells.empty()) check("cross-policy", t.crossErrors());
+    else check("cross-policy (per cell, the median of its rounds)", cells);
     if (t.predictions > 0 && t.inBand < 0.9 * t.predictions)
         missed.push_back("band holds the measured time in " + std::to_string(t.inBand) + " of " +
                          std::to_string(t.predictions) + " predictions (< 90%)");
@@ -226,7 +237,8 @@ std::vector<std::string> judge(const Tally& t) {
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each point as it is measured: a full run takes minutes
     const bool quick = quickMode(argc, argv);
-    int rounds = quick ? 1 : 2;
+    // Three rounds by default, the fewest whose medians the cross goal is judged on (see the top).
+    int rounds = quick ? 1 : 3;
     // 120 iterations (40 until 2026-12-03): interleaved A/B on the CNN and transformer samples, 3 rounds, twice,
     // the cross-policy median went 3.7/3.2% -> 2.4/2.0% and two runs of one cell 4.4/4.6% -> 2.9/3.4% apart.
     QString iterations = quick ? "20" : "120";
@@ -372,8 +384,9 @@ int main(int argc, char** argv) {
     std::printf("self-replay error: median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(tally.self),
                 100 * worst(tally.self), tally.self.size());
     const std::vector<double> cross = tally.crossErrors();
-    std::printf("cross-policy error (from fifo): median %.1f%%, worst %.1f%% over %zu runs\n", 100 * median(cross),
-                100 * worst(cross), cross.size());
+    const std::vector<double> cell = tally.cellErrors();
+    std::printf("cross-policy error (from fifo): median %.1f%%, worst %.1f%% over %zu runs%s\n", 100 * median(cross),
+                100 * worst(cross), cross.size(), cell.empty() ? "" : " (reported; the goal is judged per cell below)");
     if (!tally.crossAtItsSpeed.empty())
         std::printf("  the same, told each target run's compute speed (its compute alone over the fifo run's, as "
                     "--compute-speed): median %.1f%%, worst %.1f%%; the difference is mostly the machine's speed "
@@ -385,9 +398,9 @@ int main(int argc, char** argv) {
                     "the machine's drift between the captures is set aside; it reads nothing of the target's "
                     "schedule)\n",
                     100 * median(tally.crossAtMachineSpeed), 100 * worst(tally.crossAtMachineSpeed));
-    if (const std::vector<double> cell = tally.cellErrors(); !cell.empty())
-        std::printf("  the same per cell, each side the median of its %d rounds: median %.1f%%, worst %.1f%% over %zu "
-                    "cells (a diagnostic, not a goal: the model's error with the run-to-run noise averaged over)\n",
+    if (!cell.empty())
+        std::printf("  the same per cell, the median of its %d rounds' errors: median %.1f%%, worst %.1f%% over %zu "
+                    "cells (the judged cross error: the model's, with the run-to-run noise averaged over)\n",
                     rounds, 100 * median(cell), 100 * worst(cell), cell.size());
     for (const auto& [source, from] : tally.fromOther) {
         std::vector<double> magnitudes;

@@ -96,6 +96,17 @@ private slots:
             if (!c.own) QVERIFY(got.value().band.high_ms - got.value().band.low_ms >
                                 plain.value().band.high_ms - plain.value().band.low_ms);
         }
+        // The self-tuned pace is another schedule too: its whole run (figures, timeline) reads the evened-out model
+        // as its iterations and every other policy do, whatever model it was chosen on.
+        engine::PolicyConfig pace = in.observedConfig;
+        pace.name = "pace";
+        auto tuned = app::selfTunedPace(in, pace, {});
+        auto ddp = session.value().replay(other, {});
+        QVERIFY(tuned.ok() && ddp.ok());
+        QVERIFY(!app::isOwnSchedule(in, tuned.value().settings.policy, {}));
+        const double another = ddp.value().sim.figures.compute_alone_ms;
+        QVERIFY2(another != own.value().sim.figures.compute_alone_ms, "the ranks ran evenly: nothing was evened out");
+        QCOMPARE(tuned.value().result.sim.figures.compute_alone_ms, another);
     }
 
     // Another policy replays as a capture of it from the run's experiment would run, in the experiment's order

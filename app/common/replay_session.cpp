@@ -275,13 +275,13 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
     // 32/63/59% -> 32/46/59%.
     auto fitted = engine::applyWhatIf(input.cost, input.workload.ranks, whatIf);
     if (!fitted.ok()) return fitted.status();
-    // The whole run, as its iterations above, on the model for another schedule where this is one: the tuner chose
-    // on the run as it ran (tunePace), and its workload left there gave a pace predicted from a fifo run the fifo
-    // run's uneven compute in the figures and timeline (the transformer at 10 Gb/s: compute alone 6.81 ms, against
-    // 6.58 for DDP from the same run), while its time came from the evened-out iterations.
+    // The whole run reads the same model as its iterations above: for another schedule, the ranks evened out. The
+    // tuner chose on the run as it ran (tunePace), and with its workload a pace predicted from a fifo run showed
+    // the fifo run's uneven compute in its figures and timeline (the transformer at 10 Gb/s: compute alone 6.81 ms,
+    // against 6.58 for DDP from the same run) while its time came from the evened-out iterations.
     engine::Workload workload = tuned.workload;
-    if (&workloadFor(input, own) != &input.workload) {
-        auto w = engine::applyWhatIf(workloadFor(input, own), whatIf);
+    if (!own && input.forAnother) {
+        auto w = engine::applyWhatIf(input.forAnother->workload, whatIf);
         if (!w.ok()) return w.status();
         workload = engine::asRun(w.value(), tuned.plan_order, tuned.channels, input.hostMemory);
     }

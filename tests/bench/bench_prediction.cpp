@@ -237,7 +237,7 @@ std::vector<std::string> judge(const Tally& t) {
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each point as it is measured: a full run takes minutes
     const bool quick = quickMode(argc, argv);
-    // Three rounds by default, the fewest whose medians the cross goal is judged on (see the top).
+    // Three rounds by default, the fewest whose median the cross goal is judged on (see the top).
     int rounds = quick ? 1 : 3;
     // 120 iterations (40 until 2026-12-03): interleaved A/B on the CNN and transformer samples, 3 rounds, twice,
     // the cross-policy median went 3.7/3.2% -> 2.4/2.0% and two runs of one cell 4.4/4.6% -> 2.9/3.4% apart.

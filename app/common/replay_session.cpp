@@ -279,12 +279,13 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
     // tuner chose on the run as it ran (tunePace), and with its workload a pace predicted from a fifo run showed
     // the fifo run's uneven compute in its figures and timeline (the transformer at 10 Gb/s: compute alone 6.81 ms,
     // against 6.58 for DDP from the same run) while its time came from the evened-out iterations.
-    engine::Workload workload = tuned.workload;
+    std::optional<engine::Workload> evened;
     if (!own && input.forAnother) {
         auto w = engine::applyWhatIf(input.forAnother->workload, whatIf);
         if (!w.ok()) return w.status();
-        workload = engine::asRun(w.value(), tuned.plan_order, tuned.channels, input.hostMemory);
+        evened = engine::asRun(w.value(), tuned.plan_order, tuned.channels, input.hostMemory);
     }
+    const engine::Workload& workload = evened ? *evened : tuned.workload;
     auto r = engine::replay(workload, fitted.value(), followingRecordedPlan(input, tuned.policy, own), {}, options,
                             iterations);
     if (!r.ok()) return r.status();
@@ -298,7 +299,7 @@ engine::Result<SelfTuned> replayTuned(const ReplayInput& input, const engine::Tu
     out.settings.tuned = chosen;
     out.settings.predicted_ms = r.value().sim.figures.iter_ms;
     out.result = std::move(r).value();
-    out.workload = std::move(workload);
+    out.workload = evened ? std::move(*evened) : tuned.workload;
     return out;
 }
 

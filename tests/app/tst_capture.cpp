@@ -123,6 +123,16 @@ private slots:
         // The threads' wake-ups it charges were measured on this run: real threads never wake in no time.
         QVERIFY2(j["dispatch_us"].toDouble() > 0, qPrintable(QString::number(j["dispatch_us"].toDouble())));
         QVERIFY2(j["resume_us"].toDouble() > 0, qPrintable(QString::number(j["resume_us"].toDouble())));
+        // Named or not, fifo is this run's own schedule, in the plan it followed; ddp is another.
+        QVERIFY(j["own_schedule"].toBool());
+        QVERIFY(j["follows_recorded_plan"].toBool());
+        const ProcessResult asItRan = runCli({"replay", "--project", project, "--json"});
+        QVERIFY2(asItRan.finished && asItRan.exitCode == 0, asItRan.err.constData());
+        QVERIFY(asItRan.json()["own_schedule"].toBool());
+        QCOMPARE(asItRan.json()["predicted_iter_ms"].toDouble(), j["predicted_iter_ms"].toDouble());
+        const ProcessResult other = runCli({"replay", "--project", project, "--policy", "ddp", "--json"});
+        QVERIFY2(other.finished && other.exitCode == 0, other.err.constData());
+        QVERIFY(!other.json()["own_schedule"].toBool());
     }
 
     // A DDP run's collectives are a few buckets of about one size, too close together to show a fixed cost; the

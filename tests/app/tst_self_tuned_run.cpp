@@ -166,11 +166,19 @@ private slots:
                  static_cast<double>(unitsPerIteration(project_, kIterations - 1)));
         // In plan order it replays the plan the run followed (read from its trace), not an order decided again.
         QCOMPARE(out["follows_recorded_plan"].toBool(), ran.at("tuned_plan_order") == 1);
+        // Without --policy the run is replayed as it ran: the same schedule, said to be the run's own.
+        const ProcessResult asItRan = runCli({"replay", "--project", project_, "--json"});
+        QVERIFY2(asItRan.exitCode == 0, asItRan.err.constData());
+        QVERIFY(out["own_schedule"].toBool());
+        QVERIFY(asItRan.json()["own_schedule"].toBool());
+        QCOMPARE(asItRan.json()["tuned"].toObject(), replayed);
+        QCOMPARE(asItRan.json()["predicted_iter_ms"].toDouble(), out["predicted_iter_ms"].toDouble());
         const ProcessResult slower = runCli({"replay", "--project", project_, "--policy", "pace", "--link-gbps", "0.1",
                                              "--json"});
         QVERIFY2(slower.exitCode == 0, slower.err.constData());
         QVERIFY(slower.json().contains("tuned"));
         QVERIFY(!slower.json()["follows_recorded_plan"].toBool());  // another job: its own plan, not the run's
+        QVERIFY(!slower.json()["own_schedule"].toBool());
         const ProcessResult fixed =
             runCli({"replay", "--project", project_, "--policy", "pace", "--segment-bytes", "256KiB", "--json"});
         QVERIFY2(fixed.exitCode == 0, fixed.err.constData());

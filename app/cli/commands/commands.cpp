@@ -23,11 +23,12 @@ const std::vector<Command>& commands() {
           false},
          runCapture},
         {"replay",
-         "replay  (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P [--segment-bytes S]\n"
+         "replay  (--project PROJECT [--run ID] | --model NAME_OR_FILE) [--policy P] [--segment-bytes S]\n"
          "                  [--priorities FILE] [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X]\n"
          "                  [--bucket-bytes S] [--credit C] [--channels C] [--iterations K] [--fusion-search]\n"
          "                  [--algorithm native|ring|recursive-doubling|halving-doubling|torus|auto]\n"
-         "                  [--topology flat|ring|torus|torus:XxYxZ] [--save-to PROJECT] [--json]",
+         "                  [--topology flat|ring|torus|torus:XxYxZ] [--save-to PROJECT] [--json]\n"
+         "                  (without --policy a run is replayed as it ran: its own policy and settings)",
          {{"project", "run", "model", "policy", "segment-bytes", "priorities", "ranks", "link-gbps", "link-latency-us",
            "compute-speed", "channels", "bucket-bytes", "credit", "iterations", "save-to", "device-tflops", "algorithm",
            "topology"},
@@ -35,7 +36,7 @@ const std::vector<Command>& commands() {
           false},
          runReplay},
         {"sweep",
-         "sweep   (--project PROJECT [--run ID] | --model NAME_OR_FILE) --policy P\n"
+         "sweep   (--project PROJECT [--run ID] | --model NAME_OR_FILE) [--policy P]   (default: the run's own)\n"
          "                  (--segment-bytes MIN:MAX | --bucket-bytes MIN:MAX | --credit MIN:MAX | --ranks MIN:MAX)\n"
          "                  [--ranks N] [--link-gbps G] [--link-latency-us U] [--compute-speed X] [--channels C]\n"
          "                  [--algorithm A] [--topology flat|ring|torus|torus:XxYxZ] [--json]",

@@ -47,9 +47,8 @@ nlohmann::json predictionJson(const engine::SimFigures& figures, const engine::P
 }  // namespace
 
 int runReplay(const Args& args) {
-    if (!args.has("policy") && !args.has("priorities")) throw usageError("option '--policy' is required");
     const app::ReplayInput source = loadReplaySource(args);
-    engine::PolicyConfig config = policyFrom(args, source.givenConfig);
+    engine::PolicyConfig config = policyFrom(args, startingSettings(args, source));
     const engine::WhatIf whatIf = whatIfFrom(args);
     const int iterations = args.integer("iterations", 2, 1000).value_or(0);
 
@@ -136,6 +135,10 @@ int runReplay(const Args& args) {
     out["follows_recorded_plan"] = !result.config.plan.empty();
     out["channels"] = channels;
     if (source.measuredIterMs > 0) out["measured_iter_ms"] = source.measuredIterMs;
+    // The run's own schedule on the job as it ran: the one replay whose error against measured_iter_ms means
+    // something (another schedule's is the difference between the two).
+    const bool own = source.runId > 0 && app::isOwnSchedule(source, config, whatIf);
+    out["own_schedule"] = own;
     if (args.flag("json")) {
         printJson(out);
         return 0;
@@ -147,7 +150,12 @@ int runReplay(const Args& args) {
         std::printf("band                      %9.3f .. %.3f ms/iter  (from %zu iterations of the run, %zu set aside as "
                     "outliers)\n", result.band.low_ms, result.band.high_ms, result.band.iteration_ms.size(),
                     source.setAside.size());
-    if (source.measuredIterMs > 0) std::printf("measured (as captured)    %9.3f ms/iter\n", source.measuredIterMs);
+    if (source.measuredIterMs > 0 && own)
+        std::printf("measured (as captured)    %9.3f ms/iter  (the run's own schedule: replay off by %+.1f%%)\n",
+                    source.measuredIterMs, (result.sim.figures.iter_ms / source.measuredIterMs - 1) * 100);
+    else if (source.measuredIterMs > 0)
+        std::printf("measured (as captured)    %9.3f ms/iter  (under %s)\n", source.measuredIterMs,
+                    source.observedConfig.name.c_str());
     if (tuned)
         std::printf("%s: %s\n", tuned->settings.tuned ? "self-tuned pace" : "pace as the run's experiment sets it",
                     app::describeSettings(tuned->settings).c_str());
@@ -163,7 +171,6 @@ int runReplay(const Args& args) {
 
 int runSweep(const Args& args) {
     const app::ReplayInput source = loadReplaySource(args);
-    if (!args.has("policy")) throw usageError("option '--policy' is required");
     std::string knob;
     std::int64_t lo = 0, hi = 0;
     for (const char* k : {"segment-bytes", "bucket-bytes", "credit", "ranks"}) {
@@ -181,7 +188,7 @@ int runSweep(const Args& args) {
     if (knob.empty())
         throw usageError("give a range to sweep: --segment-bytes MIN:MAX, --bucket-bytes MIN:MAX, --credit MIN:MAX or "
                          "--ranks MIN:MAX");
-    const engine::PolicyConfig base = policyFrom(args, source.givenConfig);
+    const engine::PolicyConfig base = policyFrom(args, startingSettings(args, source));
     std::string engineKnob = knob;
     std::replace(engineKnob.begin(), engineKnob.end(), '-', '_');
     const engine::WhatIf whatIf = whatIfFrom(args);

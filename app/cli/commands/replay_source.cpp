@@ -67,6 +67,13 @@ engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base) {
     return base;
 }
 
+engine::PolicyConfig startingSettings(const Args& args, const app::ReplayInput& source) {
+    if (args.has("policy") || args.has("priorities")) return source.givenConfig;
+    if (source.runId == 0)
+        throw usageError("option '--policy' is required with --model (a run is replayed as it ran without one)");
+    return source.observedConfig;
+}
+
 app::SelfTuned selfTunedPace(const app::ReplayInput& input, const engine::PolicyConfig& config,
                              const engine::WhatIf& whatIf, int iterations) {
     engine::SimOptions options;

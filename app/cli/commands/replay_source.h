@@ -19,6 +19,11 @@ app::ReplayInput loadRunSource(const std::string& project, std::int64_t runId);
 engine::WhatIf whatIfFrom(const Args& args);        // --ranks --link-gbps --link-latency-us --compute-speed
 // --policy and the knobs that go with it, on top of `base`
 engine::PolicyConfig policyFrom(const Args& args, engine::PolicyConfig base);
+// What replay and sweep start from: with --policy (or --priorities) the settings the run was given, as a capture of
+// that policy from its experiment runs (ReplayInput::givenConfig); without, a run's own schedule as it ran
+// (observedConfig: a self-tuned pace's choice), which `compare` shows for a run. A profile has no schedule of its
+// own: --policy is required there (a usage error).
+engine::PolicyConfig startingSettings(const Args& args, const app::ReplayInput& source);
 nlohmann::json figuresJson(const engine::SimFigures& f);
 // app::selfTunedPace, its refusal a usage error.
 app::SelfTuned selfTunedPace(const app::ReplayInput& input, const engine::PolicyConfig& config,

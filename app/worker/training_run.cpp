@@ -558,8 +558,9 @@ private:
 
     static std::string describe(const engine::Schedule& s) {
         if (!s.tuned) return "plan mode: following a unit order of " + std::to_string(s.plan.size()) + " units";
-        return "pace tuned itself: " + app::describeSettings(s) + ", predicted " + std::to_string(s.predicted_ms) +
-               " ms/iter";
+        char predicted[32];  // as `runs` and `compare` print times: to the microsecond
+        std::snprintf(predicted, sizeof predicted, "%.3f", s.predicted_ms);
+        return "pace tuned itself: " + app::describeSettings(s) + ", predicted " + predicted + " ms/iter";
     }
 
     // The chosen settings go into the run (every rank writes the same), where `runs`, `compare` and replay read them.

@@ -7,6 +7,7 @@
 
 #include <QDirIterator>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -74,6 +75,9 @@ private slots:
         const ProcessResult r = runCli({"capture", "--experiment", experiment, "--out", project_, "--keep-run-dir", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.json()["params_match"].toBool(), "final parameters differ between ranks");
+        // Each rank says what it chose, its prediction to the microsecond as `runs` prints times.
+        static const QRegularExpression said(QStringLiteral("pace tuned itself: .+, predicted \\d+\\.\\d{3} ms/iter\n"));
+        QVERIFY2(said.match(QString::fromUtf8(r.err)).hasMatch(), r.err.constData());
 
         auto summary = pacer::profiler::readRunSummary(project_.toStdString(), 0);
         QVERIFY(summary.ok());

@@ -174,7 +174,8 @@ private slots:
         QTest::newRow("replay unknown model") << QStringList{"replay", "--model", "no-such-model", "--policy", "pace"}
                                               << "no-such-model";
         // A run without --policy is replayed as it ran; a profile has no schedule of its own.
-        QTest::newRow("replay a profile without a policy") << QStringList{"replay", "--model", "resnet50"} << "--policy";
+        QTest::newRow("replay a profile without a policy")
+            << QStringList{"replay", "--model", "resnet50"} << "--policy";
         QTest::newRow("sweep a profile without a policy")
             << QStringList{"sweep", "--model", "resnet50", "--segment-bytes", "1MiB:4MiB"} << "--policy";
     }

@@ -76,7 +76,8 @@ private slots:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.json()["params_match"].toBool(), "final parameters differ between ranks");
         // Each rank says what it chose, its prediction to the microsecond as `runs` prints times.
-        static const QRegularExpression said(QStringLiteral("pace tuned itself: .+, predicted \\d+\\.\\d{3} ms/iter\n"));
+        static const QRegularExpression said(
+            QStringLiteral("pace tuned itself: .+, predicted \\d+\\.\\d{3} ms/iter\n"));
         QVERIFY2(said.match(QString::fromUtf8(r.err)).hasMatch(), r.err.constData());
 
         auto summary = pacer::profiler::readRunSummary(project_.toStdString(), 0);

@@ -1339,6 +1339,8 @@ Result<ObservedModel> modelObservedRun(const ObservedRun& run) {
         if (s.kind == ObservedSpan::Forward || s.kind == ObservedSpan::Backward)
             lastIteration = std::max(lastIteration, s.iteration);
     model.workload.stall_ns = stallNanos(perRank, model.set_aside, lastIteration);
+    // The machine's, not the schedule's: a replay of another schedule pays them too (Workload::stall_ns).
+    if (model.for_another) model.for_another->workload.stall_ns = model.workload.stall_ns;
     // Each estimate reads its iteration with the one before (the gaps at its start, the units still in flight) and
     // the two after (its updates and tail run into the next one), not the whole run: read whole for each of a
     // thousand iterations, the small MLP's run took 26 s to open.

@@ -151,6 +151,15 @@ Workload dynamicOrderTruth(int layers, Nanos backward, bool cpu, CostModel& cost
     return truth;
 }
 
+// A stall: rank 0 loses its core for 50 ms in iteration 5, inside layer 2's backward (the span and the iteration
+// both end that much later).
+void stallRank0InIteration5(ObservedRun& run) {
+    for (ObservedSpan& s : run.spans)
+        if (s.rank == 0 && s.iteration == 5 &&
+            (s.kind == ObservedSpan::Iteration || (s.kind == ObservedSpan::Backward && s.layer == 2)))
+            s.end += 50'000'000;
+}
+
 }  // namespace
 
 class TestReplay : public QObject {
@@ -701,10 +710,7 @@ private slots:
         QVERIFY(r.value().band.low_ms <= r.value().sim.figures.iter_ms + 1e-9);
         QVERIFY(r.value().sim.figures.iter_ms <= r.value().band.high_ms + 1e-9);
 
-        for (ObservedSpan& s : run.spans)
-            if (s.rank == 0 && s.iteration == 5 && (s.kind == ObservedSpan::Iteration ||
-                                                     (s.kind == ObservedSpan::Backward && s.layer == 2)))
-                s.end += 50'000'000;
+        stallRank0InIteration5(run);
         Result<ObservedModel> noisy = modelObservedRun(run);
         QVERIFY2(noisy.ok(), noisy.status().message().c_str());
         QCOMPARE(noisy.value().set_aside, std::vector<int>{5});
@@ -795,10 +801,7 @@ private slots:
         const Workload truth = syntheticModel(6, 16'384, 50'000, 200'000);
         ObservedRun run = simulatedFifoCapture(truth, 22);
         run.comm_cpu = CommCpu{1'000, 0.0};  // collectives take CPU: for_another is set
-        for (ObservedSpan& s : run.spans)
-            if (s.rank == 0 && s.iteration == 5 && (s.kind == ObservedSpan::Iteration ||
-                                                     (s.kind == ObservedSpan::Backward && s.layer == 2)))
-                s.end += 50'000'000;
+        stallRank0InIteration5(run);
         Result<ObservedModel> model = modelObservedRun(run);
         QVERIFY2(model.ok(), model.status().message().c_str());
         QCOMPARE(model.value().set_aside, std::vector<int>{5});

@@ -97,11 +97,17 @@ Prediction predict(const QString& project, const QString& policy, const QStringL
             r["compute_alone_ms"].toDouble(), r["forward_alone_ms"].toDouble(), r["exposed_comm_ms"].toDouble()};
 }
 
-// What a self-tuned run's warm-up predicted for the settings it chose (`runs` and `compare` show it); 0 when the run
-// did not tune itself.
-double warmupPrediction(const QString& project) {
+// Two of a run's own figures: what a self-tuned run's warm-up predicted for the settings it chose (`runs` and
+// `compare` show it; 0 when the run did not tune itself), and how often per iteration the scheduler took the compute
+// thread's core away (the worker's compute_thread_preemptions, the ranks' mean).
+struct RunFigures {
+    double warmupPrediction = 0, preemptions = 0;
+};
+RunFigures runFigures(const QString& project) {
     const QJsonArray runs = runCliJson({"runs", "--project", project, "--json"})["runs"].toArray();
-    return runs.isEmpty() ? 0.0 : runs[0].toObject()["metrics"].toObject()["tuned_predicted_ms"].toDouble();
+    if (runs.isEmpty()) return {};
+    const QJsonObject metrics = runs[0].toObject()["metrics"].toObject();
+    return {metrics["tuned_predicted_ms"].toDouble(), metrics["compute_thread_preemptions"].toDouble()};
 }
 
 double capture(const QString& experiment, const QString& project, const QString& policy, double gbps,
@@ -118,9 +124,12 @@ double capture(const QString& experiment, const QString& project, const QString&
 
 // Where a cross prediction and its target part, by the target's own replay: the machine's speed (the target's
 // forward pass alone over the fifo run's, less 1), its compute alone over the prediction's (less 1), and its exposed
-// communication less the prediction's, in ms. What a cell over the goal is printed with.
+// communication less the prediction's, in ms; and both runs' preemptions of the compute thread per iteration, which
+// the compute's own loss to the collectives follows and the prediction does not see (docs/interruption-cost.md).
+// What a cell over the goal is printed with.
 struct Split {
     double machine = 0, compute = 0, exposedMs = 0;
+    double preemptions = 0, fifoPreemptions = 0;
 };
 
 // One policy in one cell (experiment and link), one entry per round: its measured time, what that round's fifo
@@ -331,6 +340,7 @@ int main(int argc, char** argv) {
                 }
                 const auto& [fifoProject, fifoMs] = runs["fifo"];
                 const Prediction fifoSelf = predict(fifoProject, "fifo");
+                const double fifoPreemptions = runFigures(fifoProject).preemptions;
                 for (const QString source : {"pace", "ddp"}) {
                     const auto from = runs.find(source);
                     if (from == runs.end()) continue;
@@ -355,12 +365,13 @@ int main(int argc, char** argv) {
                     PolicyRounds& outcome = tally.cells[QString("%1 %2").arg(name).arg(gbps)][policy];
                     outcome.measured.push_back(measured);
                     outcome.fromFifo.push_back(cross.ms);
+                    const RunFigures figures = runFigures(project);
                     outcome.split.push_back(
                         {fifoSelf.forwardAlone > 0 ? self.forwardAlone / fifoSelf.forwardAlone - 1 : 0,
                          cross.computeAlone > 0 ? self.computeAlone / cross.computeAlone - 1 : 0,
-                         self.exposed - cross.exposed});
-                    if (const double warm = warmupPrediction(project); warm > 0)
-                        tally.warmup.push_back(std::abs(warm - measured) / measured);
+                         self.exposed - cross.exposed, figures.preemptions, fifoPreemptions});
+                    if (figures.warmupPrediction > 0)
+                        tally.warmup.push_back(std::abs(figures.warmupPrediction - measured) / measured);
                     tally.self.push_back(std::abs(selfErr));
                     tally.band(self, measured);
                     if (policy != "fifo") {
@@ -434,15 +445,18 @@ int main(int argc, char** argv) {
                     "cells (the judged cross error: the model's, with the run-to-run noise averaged over)\n",
                     rounds, 100 * median(cell), 100 * worst(cell), cell.size());
     // The cells over the goal, round by round, with where each prediction and its target parted: the machine's
-    // speed between the two captures (which no prediction knows), the compute, the exposed communication.
+    // speed between the two captures (which no prediction knows), the compute, the exposed communication, and how
+    // often each run's compute thread was preempted.
     tally.forEachJudgedCell([](const QString& cellName, const QString& policy, const PolicyRounds& r, double error) {
         if (error <= kWorstGoal) return;
         std::printf("  over %g%%: %s %s, %.1f%%; by round: error, the target's forward alone against fifo's, its "
-                    "compute alone against the prediction's, its exposed communication less the prediction's\n",
+                    "compute alone against the prediction's, its exposed communication less the prediction's, its "
+                    "compute thread's preemptions per iteration against fifo's\n",
                     100 * kWorstGoal, qPrintable(cellName), qPrintable(policy), 100 * error);
         for (std::size_t i = 0; i < r.measured.size(); ++i)
-            std::printf("    %+6.1f%%  machine %+5.1f%%  compute %+5.1f%%  exposed %+.3f ms\n", 100 * r.error(i),
-                        100 * r.split[i].machine, 100 * r.split[i].compute, r.split[i].exposedMs);
+            std::printf("    %+6.1f%%  machine %+5.1f%%  compute %+5.1f%%  exposed %+.3f ms  preempted %.1f/%.1f\n",
+                        100 * r.error(i), 100 * r.split[i].machine, 100 * r.split[i].compute, r.split[i].exposedMs,
+                        r.split[i].preemptions, r.split[i].fifoPreemptions);
     });
     for (const auto& [source, from] : tally.fromOther) {
         std::vector<double> magnitudes;

@@ -35,7 +35,8 @@
 // against 1.2% and 11.9% as measured (the worst is the transformer at 10 Gb/s, where fifo's schedule slows its own
 // compute, not the machine); a run slow between its two figures it cannot see.
 // A cell over the goal is printed round by round, with where each prediction and its target parted by the target's
-// own replay: the machine's speed (the two runs' forward passes alone), the compute alone, the exposed communication.
+// own replay: the machine's speed (the two runs' forward passes alone), the compute alone, the exposed communication;
+// and how often each run's compute thread was preempted per iteration.
 //
 // Quick mode (CTest): the small sample at 1 Gb/s, fifo and ddp, 20 iterations of which 15 are measured (the
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the transformer sample at

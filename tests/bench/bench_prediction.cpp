@@ -341,7 +341,9 @@ int main(int argc, char** argv) {
                 }
                 const auto& [fifoProject, fifoMs] = runs["fifo"];
                 const Prediction fifoSelf = predict(fifoProject, "fifo");
-                const double fifoPreemptions = runFigures(fifoProject).preemptions;
+                std::map<QString, RunFigures> figures;  // each run's own, read once
+                for (const auto& [policy, run] : runs) figures[policy] = runFigures(run.first);
+                const double fifoPreemptions = figures["fifo"].preemptions;
                 for (const QString source : {"pace", "ddp"}) {
                     const auto from = runs.find(source);
                     if (from == runs.end()) continue;
@@ -366,13 +368,13 @@ int main(int argc, char** argv) {
                     PolicyRounds& outcome = tally.cells[QString("%1 %2").arg(name).arg(gbps)][policy];
                     outcome.measured.push_back(measured);
                     outcome.fromFifo.push_back(cross.ms);
-                    const RunFigures figures = runFigures(project);
+                    const RunFigures& own = figures[policy];
                     outcome.split.push_back(
                         {fifoSelf.forwardAlone > 0 ? self.forwardAlone / fifoSelf.forwardAlone - 1 : 0,
                          cross.computeAlone > 0 ? self.computeAlone / cross.computeAlone - 1 : 0,
-                         self.exposed - cross.exposed, figures.preemptions, fifoPreemptions});
-                    if (figures.warmupPrediction > 0)
-                        tally.warmup.push_back(std::abs(figures.warmupPrediction - measured) / measured);
+                         self.exposed - cross.exposed, own.preemptions, fifoPreemptions});
+                    if (own.warmupPrediction > 0)
+                        tally.warmup.push_back(std::abs(own.warmupPrediction - measured) / measured);
                     tally.self.push_back(std::abs(selfErr));
                     tally.band(self, measured);
                     if (policy != "fifo") {

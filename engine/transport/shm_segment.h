@@ -51,6 +51,9 @@ struct alignas(64) Header {
 };
 struct alignas(64) ChannelControl {
     std::atomic<std::uint32_t> arrivals;  // also the futex word
+    // 1 while the channel's chunks are written with streaming stores (shm_slot_stores.h): written by rank 0 between
+    // a chunk's two barriers, read by every rank as the next chunk starts.
+    std::atomic<std::uint32_t> streaming;
 };
 // A rank's point-to-point doorbell on one channel: rung when a piece for it lands or a slot of its outbox is freed.
 struct alignas(64) Doorbell {

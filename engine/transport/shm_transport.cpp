@@ -12,6 +12,10 @@
 // next chunk writes the other set, and the chunk after it writes this set only after everyone passed a barrier
 // that follows their last read of it, so there is no third barrier.
 //
+// Slot stores: a chunk's copy in and its sums are written with ordinary or with streaming stores, whichever moves
+// chunks between these cores faster now (on a VM the host moves the vCPUs so that which one that is changes while a
+// run goes on); channel rank 0 measures and publishes the way in the control line (shm_slot_stores.h).
+//
 // Barriers: an arrival counter per channel in the segment; a rank adds one and, if others are missing, spins
 // briefly, then sleeps on a futex on the counter (the last arriver wakes everyone). Every sleep is a slice of
 // at most 50 ms, after which the waiter checks the deadline (the transport's timeout), the abort word (a peer
@@ -30,6 +34,7 @@
 #include "engine/transport/link_emulator.h"
 #include "engine/transport/shm_point_to_point.h"
 #include "engine/transport/shm_segment.h"
+#include "engine/transport/shm_slot_stores.h"
 #include "engine/transport/transport.h"
 
 #include <fcntl.h>
@@ -102,7 +107,8 @@ public:
     SharedMemoryTransport(const TransportOptions& o, Mapping mapping, std::unique_ptr<Heartbeat> heartbeat)
         : options_(o), mapping_(std::move(mapping)), segment_{mapping_.bytes(), o.size, SegmentLayout(o.size, o.channels)},
           heartbeat_(std::move(heartbeat)), link_(o.link_gbps, o.link_latency_us, o.size), barriers_(o.channels, 0),
-          chunks_(o.channels, 0) {
+          chunks_(o.channels, 0), storeChoices_(o.channels, SlotStoreChoice(o.shm_slot_stores)),
+          nextStreaming_(o.channels, o.shm_slot_stores == SlotStores::Streaming) {
         const bool direct = mapping_ && header().unreadable.load() == 0;
         for (int c = 0; c < o.channels; ++c)
             p2p_.push_back(std::make_unique<SharedMemoryPointToPoint>(segment_, c, o.rank, o.size, o.timeout, direct,
@@ -131,13 +137,26 @@ public:
         return run("all-reduce", bytes, link_.reserveAllreduce(Clock::now(), bytes), [&]() -> Status {
             const int n = options_.size, me = options_.rank;
             const auto toSlot = [](float* s, float* d, std::size_t k) { std::memcpy(d, s, k * sizeof(float)); };
+            const auto toSlotStreaming = [](float* s, float* d, std::size_t k) { copyStreaming(d, s, k); };
             const auto fromSlot = [](float* s, float* d, std::size_t k) { std::memcpy(s, d, k * sizeof(float)); };
+            std::atomic<std::uint32_t>& published = control(channel).streaming;
             for (std::size_t offset = 0; offset < count; offset += kSlotFloats) {
                 const std::size_t m = std::min(kSlotFloats, count - offset);
                 const int set = static_cast<int>(chunks_[channel]++ & 1);
                 float* mine = slot(channel, set, me);
-                visit(spans, offset, m, mine, toSlot);
+                // The way the slots peers read are written: the same on every rank (shm_slot_stores.h).
+                const bool chosen = published.load(std::memory_order_relaxed) != 0;
+                const bool streaming = storeChoices_[channel].streamingFor(m, chosen);
+                // The rank's own passes are timed, not its waits for peers (which say when they came, not how
+                // fast the chunk's way moves bytes).
+                auto passStart = Clock::now();
+                if (streaming) visit(spans, offset, m, mine, toSlotStreaming);
+                else visit(spans, offset, m, mine, toSlot);
+                Clock::duration passes = Clock::now() - passStart;
                 PACER_RETURN_IF_ERROR(barrier(channel));
+                passStart = Clock::now();
+                // Every rank has read this chunk's way; the next chunk's becomes visible with the next barrier.
+                if (me == 0) published.store(nextStreaming_[channel], std::memory_order_relaxed);
                 // Reduce-scatter: this rank sums share `me` of every slot into its own slot, in rank order; the
                 // pass over the last peer also writes the sums out (one pass fewer over the share).
                 const auto [lo, hi] = share(me, m);
@@ -146,15 +165,22 @@ public:
                     if (r != me && r != last) addInto(mine + lo, slot(channel, set, r) + lo, hi - lo);
                 const float* lastSlot = slot(channel, set, last);
                 visit(spans, offset + lo, hi - lo, mine + lo, [&](float* out, float* sum, std::size_t k) {
-                    addInto(sum, lastSlot + (sum - mine), k, out);
+                    if (streaming) addIntoStreaming(sum, lastSlot + (sum - mine), k, out);
+                    else addInto(sum, lastSlot + (sum - mine), k, out);
                 });
+                passes += Clock::now() - passStart;
                 PACER_RETURN_IF_ERROR(barrier(channel));
+                passStart = Clock::now();
                 // Allgather: every other share from the rank that summed it.
                 for (int r = 0; r < n; ++r) {
                     if (r == me) continue;
                     const auto [rlo, rhi] = share(r, m);
                     visit(spans, offset + rlo, rhi - rlo, slot(channel, set, r) + rlo, fromSlot);
                 }
+                passes += Clock::now() - passStart;
+                if (me == 0)
+                    nextStreaming_[channel] = storeChoices_[channel].record(
+                        streaming, m, std::chrono::duration_cast<std::chrono::nanoseconds>(passes), chosen);
             }
             return Status::success();
         });
@@ -346,6 +372,10 @@ private:
     LinkEmulator link_;
     std::vector<std::uint64_t> barriers_;  // per channel: barriers passed (each channel is one thread's at a time)
     std::vector<std::uint64_t> chunks_;    // per channel: chunks moved, whose parity picks the slot set
+    std::vector<SlotStoreChoice> storeChoices_;  // per channel: how its chunks are written
+    // Per channel, rank 0: the way to publish during the next chunk (bytes, not vector<bool>: the channels' threads
+    // write their own elements at once).
+    std::vector<std::uint8_t> nextStreaming_;
     std::vector<std::unique_ptr<SharedMemoryPointToPoint>> p2p_;  // per channel
     std::atomic<bool> failed_{false};
     mutable std::mutex mutex_;

@@ -27,6 +27,10 @@ namespace pacer::engine {
 // through the kernel twice and wakes an event-loop thread per message).
 enum class CpuTransport { Auto, Gloo, SharedMemory };
 
+// How shared memory's all-reduce writes the slots peers read: Auto measures ordinary and streaming stores while it
+// runs and keeps the faster (engine/transport/shm_slot_stores.h); tests and benchmarks fix one.
+enum class SlotStores { Auto, Cached, Streaming };
+
 struct TransportOptions {
     int rank = 0;
     int size = 1;
@@ -45,6 +49,7 @@ struct TransportOptions {
     // one process; process_vm_readv between processes), one copy per byte. false: always through the segment's
     // outbox slots (a copy in and one out), as where a rank cannot; tests run both.
     bool shm_direct_reads = true;
+    SlotStores shm_slot_stores = SlotStores::Auto;
 };
 
 // Part of a fused unit: `count` floats at `data` in the transport's memory space.

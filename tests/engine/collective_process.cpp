@@ -1,6 +1,7 @@
 // One rank of the transport process tests: integer-valued all-reduces, each sum checked exactly, through the CPU
 // transport named on the command line, and optionally through one of Pacer's collective algorithms.
-//   collective_process RANK RANKS RENDEZVOUS_DIR gloo|shm|shm-copy|auto COUNTS ITERATIONS CHANNELS [TIMEOUT_MS [ALGORITHM [TOPOLOGY]]]
+//   collective_process RANK RANKS RENDEZVOUS_DIR gloo|shm|shm-copy|shm-streaming|auto COUNTS ITERATIONS CHANNELS
+//                      [TIMEOUT_MS [ALGORITHM [TOPOLOGY]]]
 // COUNTS is one element count or several separated by commas (each iteration reduces each size in turn). ALGORITHM:
 // native (the transport's own, the default) or a name of engine/collectives (auto calibrates first and then
 // chooses per size); TOPOLOGY as for experiments (default flat; the torus algorithm defaults to the most nearly
@@ -21,8 +22,8 @@ using namespace pacer::engine;
 
 int main(int argc, char** argv) {
     if (argc < 8 || argc > 11) {
-        std::fprintf(stderr, "usage: collective_process RANK RANKS DIR gloo|shm|shm-copy|auto COUNTS ITERATIONS CHANNELS "
-                             "[TIMEOUT_MS [ALGORITHM [TOPOLOGY]]]\n");
+        std::fprintf(stderr, "usage: collective_process RANK RANKS DIR gloo|shm|shm-copy|shm-streaming|auto COUNTS "
+                             "ITERATIONS CHANNELS [TIMEOUT_MS [ALGORITHM [TOPOLOGY]]]\n");
         return 2;
     }
     TransportOptions o;
@@ -31,10 +32,13 @@ int main(int argc, char** argv) {
     o.rendezvous_dir = argv[3];
     o.timeout = std::chrono::milliseconds(argc >= 9 ? std::atol(argv[8]) : 20000);
     o.channels = std::atoi(argv[7]);
-    // shm-copy: shared memory with every point-to-point piece through the segment's outbox slots.
-    const bool copyThroughSlots = std::string(argv[4]) == "shm-copy";
+    // shm-copy: shared memory with every point-to-point piece through the segment's outbox slots; shm-streaming:
+    // shared memory whose all-reduce writes every chunk with streaming stores.
+    const std::string kindName = argv[4];
+    const bool copyThroughSlots = kindName == "shm-copy", streaming = kindName == "shm-streaming";
     o.shm_direct_reads = !copyThroughSlots;
-    const auto kind = parseCpuTransport(copyThroughSlots ? "shm" : argv[4]);
+    if (streaming) o.shm_slot_stores = SlotStores::Streaming;
+    const auto kind = parseCpuTransport(copyThroughSlots || streaming ? "shm" : argv[4]);
     if (!kind.ok()) {
         std::fprintf(stderr, "%s\n", kind.message().c_str());
         return 2;

@@ -19,7 +19,7 @@ namespace pacer::engine::testing {
 inline Result<std::vector<std::unique_ptr<Transport>>> connectRanksWith(
     Result<std::unique_ptr<Transport>> (*make)(const TransportOptions&), int ranks, const QString& dir,
     std::chrono::milliseconds timeout = std::chrono::milliseconds(20000), double gbps = 0, double latencyUs = 0,
-    int channels = 1) {
+    int channels = 1, const std::function<void(TransportOptions&)>& adjust = {}) {
     std::vector<std::unique_ptr<Transport>> transports(ranks);
     std::vector<Status> errors(ranks);
     std::vector<std::thread> threads;
@@ -33,6 +33,7 @@ inline Result<std::vector<std::unique_ptr<Transport>>> connectRanksWith(
             o.link_gbps = gbps;
             o.link_latency_us = latencyUs;
             o.channels = channels;
+            if (adjust) adjust(o);
             auto t = make(o);
             if (t.ok()) transports[r] = std::move(t.value());
             else errors[r] = t.status();

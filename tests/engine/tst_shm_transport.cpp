@@ -4,6 +4,8 @@
 // own all-reduce and by every algorithm on its point-to-point layer, an abort on one rank fails the others at
 // once, a missing peer at rendezvous is named, a rendezvous namespace an earlier run used is refused. (The
 // algorithms' exact sums over shared memory are in tst_engine_collectives and tst_engine_processes.)
+#include "engine/transport/shm_segment.h"
+#include "engine/transport/shm_slot_stores.h"
 #include "rank_group.h"
 
 #include <QDir>
@@ -77,15 +79,21 @@ private slots:
     void allreduceSumsExactly_data() {
         QTest::addColumn<int>("ranks");
         QTest::addColumn<qulonglong>("count");
-        for (int ranks : {1, 2, 3, 4})
-            for (qulonglong count : {1ull, 7ull, 1000ull, 262147ull, 1048579ull})  // one slot is 262144 floats
-                QTest::addRow("ranks%d/count%llu", ranks, count) << ranks << count;
+        QTest::addColumn<int>("stores");  // SlotStores: how the slots are written
+        const std::pair<const char*, SlotStores> ways[] = {
+            {"auto", SlotStores::Auto}, {"cached", SlotStores::Cached}, {"streaming", SlotStores::Streaming}};
+        for (const auto& [name, stores] : ways)
+            for (int ranks : {1, 2, 3, 4})
+                for (qulonglong count : {1ull, 7ull, 1000ull, 262147ull, 1048579ull})  // one slot is 262144 floats
+                    QTest::addRow("%s/ranks%d/count%llu", name, ranks, count) << ranks << count << int(stores);
     }
     void allreduceSumsExactly() {
         QFETCH(int, ranks);
         QFETCH(qulonglong, count);
+        QFETCH(int, stores);
         QTemporaryDir dir;
-        auto group = connectRanksWith(makeSharedMemoryTransport, ranks, dir.path());
+        auto group = connectRanksWith(makeSharedMemoryTransport, ranks, dir.path(), std::chrono::milliseconds(20000), 0,
+                                      0, 1, [&](TransportOptions& o) { o.shm_slot_stores = SlotStores(stores); });
         QVERIFY2(group.ok(), group.message().c_str());
         QCOMPARE((*group)[0]->name(), "shm");
         std::vector<std::vector<float>> data(ranks, std::vector<float>(count));
@@ -106,23 +114,31 @@ private slots:
         QTest::addColumn<bool>("shm");
         QTest::addColumn<int>("ranks");
         QTest::addColumn<QList<qulonglong>>("pieces");
+        QTest::addColumn<int>("stores");  // SlotStores, for shared memory
         const QList<qulonglong> mixed = {3, 262150, 1, 999, 70001};
-        QTest::newRow("shm/2 ranks") << true << 2 << mixed;
-        QTest::newRow("shm/3 ranks") << true << 3 << mixed;
+        QTest::newRow("shm/2 ranks") << true << 2 << mixed << int(SlotStores::Cached);
+        QTest::newRow("shm/3 ranks") << true << 3 << mixed << int(SlotStores::Cached);
+        QTest::newRow("shm, streaming stores/2 ranks") << true << 2 << mixed << int(SlotStores::Streaming);
+        QTest::newRow("shm, streaming stores/3 ranks") << true << 3 << mixed << int(SlotStores::Streaming);
         // Gloo packs pieces below 1 MiB (262144 floats) into scratch and reduces larger ones where they lie.
-        QTest::newRow("gloo, one piece in place, the rest packed/3 ranks") << false << 3 << mixed;
-        QTest::newRow("gloo, every piece packed/3 ranks") << false << 3 << QList<qulonglong>{3, 262143, 1, 70001};
+        const int none = int(SlotStores::Auto);
+        QTest::newRow("gloo, one piece in place, the rest packed/3 ranks") << false << 3 << mixed << none;
+        QTest::newRow("gloo, every piece packed/3 ranks")
+            << false << 3 << QList<qulonglong>{3, 262143, 1, 70001} << none;
         QTest::newRow("gloo, pieces in place around a packed one/2 ranks")
-            << false << 2 << QList<qulonglong>{300001, 5, 262144};
-        QTest::newRow("gloo, every piece in place/2 ranks") << false << 2 << QList<qulonglong>{262144, 300001};
+            << false << 2 << QList<qulonglong>{300001, 5, 262144} << none;
+        QTest::newRow("gloo, every piece in place/2 ranks") << false << 2 << QList<qulonglong>{262144, 300001} << none;
     }
     void fusedSpansSumExactly() {
         // A fused unit: pieces of odd sizes, one crossing a slot boundary, reduced as one vector in place.
         QFETCH(bool, shm);
         QFETCH(int, ranks);
         QFETCH(QList<qulonglong>, pieces);
+        QFETCH(int, stores);
         QTemporaryDir dir;
-        auto group = connectRanksWith(shm ? makeSharedMemoryTransport : makeGlooTransport, ranks, dir.path());
+        auto group = connectRanksWith(shm ? makeSharedMemoryTransport : makeGlooTransport, ranks, dir.path(),
+                                      std::chrono::milliseconds(20000), 0, 0, 1,
+                                      [&](TransportOptions& o) { o.shm_slot_stores = SlotStores(stores); });
         QVERIFY2(group.ok(), group.message().c_str());
         const std::vector<std::size_t> sizes(pieces.begin(), pieces.end());
         std::vector<std::vector<std::vector<float>>> data(ranks);
@@ -141,6 +157,41 @@ private slots:
             for (std::size_t k = 0; k < sizes.size(); ++k)
                 for (std::size_t i = 0; i < sizes[k]; ++i)
                     QCOMPARE(data[r][k][i], static_cast<float>(rankSum * (i % 50 + k + 1)));
+    }
+
+    void autoStoresSumExactlyAsTheyExplore() {
+        // Under the automatic choice every kExplorePeriod-th full chunk is written the other way, and the way may
+        // change between chunks: 3 channels' sums stay exact over enough chunks for several explorations each.
+        QTemporaryDir dir;
+        constexpr int kRanks = 2, kChannels = 3, kRounds = 3 * int(shm::SlotStoreChoice::kExplorePeriod) + 5;
+        auto group = connectRanksWith(makeSharedMemoryTransport, kRanks, dir.path(), std::chrono::milliseconds(20000),
+                                      0, 0, kChannels);
+        QVERIFY2(group.ok(), group.message().c_str());
+        const std::size_t count = shm::kSlotFloats + 3;  // a full chunk and a small one
+        std::vector<std::string> wrong(kRanks);
+        const auto results = onEveryRank(kRanks, [&](int r) {
+            std::vector<std::thread> channels;
+            std::vector<Status> statuses(kChannels);
+            for (int c = 0; c < kChannels; ++c) {
+                channels.emplace_back([&, c] {
+                    std::vector<float> data(count);
+                    for (int round = 0; round < kRounds && statuses[c].ok(); ++round) {
+                        for (std::size_t i = 0; i < count; ++i) data[i] = float((r + 1) * (i % 89 + 1) + round + c);
+                        statuses[c] = (*group)[r]->allreduceOn(c, data.data(), count);
+                        for (std::size_t i = 0; i < count && statuses[c].ok(); ++i)
+                            if (data[i] != float(3 * (i % 89 + 1) + 2 * (round + c)))
+                                statuses[c] = Status::error("channel " + std::to_string(c) + ", round " +
+                                                            std::to_string(round) + ": element " + std::to_string(i) +
+                                                            " is " + std::to_string(data[i]));
+                    }
+                });
+            }
+            for (auto& t : channels) t.join();
+            for (const Status& s : statuses)
+                if (!s.ok()) return s;
+            return Status::success();
+        });
+        for (const Status& s : results) QVERIFY2(s.ok(), s.message().c_str());
     }
 
     void broadcastFromEveryRoot() {
@@ -210,21 +261,24 @@ private slots:
     }
 
     void exactSumsAcrossProcesses_data() {
+        QTest::addColumn<QString>("kind");  // collective_process's transport: shm, or shm with streaming stores
         QTest::addColumn<int>("ranks");
         QTest::addColumn<qulonglong>("count");
         QTest::addColumn<int>("channels");
-        QTest::newRow("2 ranks/odd size/1 channel") << 2 << 1000003ull << 1;
-        QTest::newRow("3 ranks/odd size/2 channels") << 3 << 262147ull << 2;
-        QTest::newRow("4 ranks/small/3 channels") << 4 << 5ull << 3;
+        QTest::newRow("2 ranks/odd size/1 channel") << "shm" << 2 << 1000003ull << 1;
+        QTest::newRow("3 ranks/odd size/2 channels") << "shm" << 3 << 262147ull << 2;
+        QTest::newRow("4 ranks/small/3 channels") << "shm" << 4 << 5ull << 3;
+        QTest::newRow("3 ranks/streaming stores/2 channels") << "shm-streaming" << 3 << 1000003ull << 2;
     }
     void exactSumsAcrossProcesses() {
         SKIP_PROCESSES_UNDER_TSAN();
+        QFETCH(QString, kind);
         QFETCH(int, ranks);
         QFETCH(qulonglong, count);
         QFETCH(int, channels);
-        const QString dir = dir_.filePath(QString("sums-%1-%2-%3").arg(ranks).arg(count).arg(channels));
+        const QString dir = dir_.filePath(QString("sums-%1-%2-%3-%4").arg(kind).arg(ranks).arg(count).arg(channels));
         QVERIFY(QDir().mkpath(dir));
-        expectAllSucceed(startCollectiveProcesses(ranks, dir, "shm", count, 20, channels));
+        expectAllSucceed(startCollectiveProcesses(ranks, dir, kind, count, 20, channels));
     }
 
     void autoChoosesSharedMemoryOnOneHost() {

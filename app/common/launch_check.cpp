@@ -74,11 +74,21 @@ std::optional<CoreBinding> coreBindingSetting(const char* value, std::string* er
     return std::nullopt;
 }
 
+std::optional<engine::SlotStores> slotStoresSetting(const char* value, std::string* error) {
+    const std::string v = value ? value : "";
+    if (v.empty() || v == "auto") return engine::SlotStores::Auto;
+    if (v == "cached") return engine::SlotStores::Cached;
+    if (v == "streaming") return engine::SlotStores::Streaming;
+    *error = "PACER_SHM_STORES must be 'auto', 'cached' or 'streaming', got '" + v + "'";
+    return std::nullopt;
+}
+
 std::optional<Experiment> resolveForLaunch(Experiment experiment, const ExperimentOverrides& overrides,
                                            std::string* error) {
     auto resolved = applyOverrides(std::move(experiment), overrides, error);
     if (!resolved || !checkModel(*resolved, error) || !checkPolicy(*resolved, error)) return std::nullopt;
     if (!coreBindingSetting(std::getenv("PACER_BIND"), error)) return std::nullopt;
+    if (!slotStoresSetting(std::getenv("PACER_SHM_STORES"), error)) return std::nullopt;
     return resolved;
 }
 

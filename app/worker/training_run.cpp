@@ -213,6 +213,7 @@ private:
         t.link_gbps = e.linkGbps;
         t.link_latency_us = e.linkLatencyUs;
         t.channels = channelsAtMost();
+        t.shm_slot_stores = o_.shmStores;
         auto kind = engine::parseCpuTransport(e.transport);
         if (!kind.ok()) throw UsageError(kind.message());
         t.cpu_transport = kind.value();

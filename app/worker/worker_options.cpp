@@ -47,7 +47,9 @@ const char* workerUsage() {
            "PACER_IFNAME (an interface) or PACER_HOST (an address) says where this rank listens; the default is\n"
            "loopback. A CPU rank computes on cores of its own when the node's ranks each have some, and its\n"
            "communication threads run there too when no core is left for them (PACER_BIND=compute: the compute\n"
-           "threads alone; PACER_BIND=none: wherever the scheduler puts them).\n";
+           "threads alone; PACER_BIND=none: wherever the scheduler puts them). Over shared memory the all-reduce\n"
+           "measures which stores move its chunks faster between the ranks' cores and keeps those\n"
+           "(PACER_SHM_STORES=cached or streaming: fixed).\n";
 }
 
 std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::string* error, bool* help) {
@@ -115,6 +117,9 @@ std::optional<WorkerOptions> parseWorkerOptions(int argc, char** argv, std::stri
     const std::optional<app::CoreBinding> binding = app::coreBindingSetting(std::getenv("PACER_BIND"), error);
     if (!binding) return std::nullopt;
     o.binding = *binding;
+    const std::optional<engine::SlotStores> stores = app::slotStoresSetting(std::getenv("PACER_SHM_STORES"), error);
+    if (!stores) return std::nullopt;
+    o.shmStores = *stores;
     if (o.experimentPath.empty()) o.experimentPath = o.runDir + "/experiment.json";
     if (o.rendezvous.empty()) o.rendezvous = o.runDir + "/rendezvous";
     if (const std::string host = env("PACER_HOST"); !host.empty()) o.host = host;

@@ -1,6 +1,6 @@
 // How one pacer-worker process learns who it is: flags, or the environment a cluster launcher sets
 // (PACER_RANK, PACER_WORLD_SIZE, PACER_LOCAL_RANK, PACER_LOCAL_WORLD_SIZE, PACER_RENDEZVOUS, PACER_RUN_KEY, PACER_HOST,
-// PACER_IFNAME, PACER_BIND). Flags win over the environment.
+// PACER_IFNAME, PACER_BIND, PACER_SHM_STORES). Flags win over the environment.
 #pragma once
 
 #include "app/common/launch_check.h"
@@ -21,6 +21,7 @@ struct WorkerOptions {
     // (one machine, as the launcher starts them), else 0: unknown, and then no rank binds its compute to cores.
     int localWorldSize = 0;
     app::CoreBinding binding = app::CoreBinding::Cores;  // PACER_BIND: "cores" (the default), "compute" or "none"
+    engine::SlotStores shmStores = engine::SlotStores::Auto;  // PACER_SHM_STORES: "auto", "cached" or "streaming"
     std::string dumpParams;       // optional: write the final parameters (raw float32, forward order) here
     // Names this run in every rank file, so merge refuses files of different runs: PACER_RUN_KEY (the launcher
     // sets a fresh one per run; on a cluster e.g. $SLURM_JOB_ID.$SLURM_STEP_ID), else the run directory.

@@ -197,12 +197,24 @@ private slots:
         QVERIFY(!QFile::exists(dir_.filePath("bad-input.pacer")));
     }
 
-    // The workers' setting from the environment is checked as the experiment is, before any worker starts.
-    void refusesABadBindSettingBeforeAnyWorker() {
+    // The workers' settings from the environment are checked as the experiment is, before any worker starts.
+    void refusesABadWorkerSettingBeforeAnyWorker_data() {
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("PACER_BIND") << "PACER_BIND" << "sockets"
+                                    << "PACER_BIND must be 'cores', 'compute' or 'none', got 'sockets'";
+        QTest::newRow("PACER_SHM_STORES") << "PACER_SHM_STORES" << "uncached"
+                                          << "PACER_SHM_STORES must be 'auto', 'cached' or 'streaming', got 'uncached'";
+    }
+    void refusesABadWorkerSettingBeforeAnyWorker() {
+        QFETCH(QString, variable);
+        QFETCH(QString, value);
+        QFETCH(QString, message);
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("PACER_WORKER", PACER_WORKER_PATH);
-        env.insert("PACER_BIND", "sockets");
-        const QString project = dir_.filePath("bad-bind.pacer");
+        env.insert(variable, value);
+        const QString project = dir_.filePath("bad-setting.pacer");
         const ProcessResult r = runProgram(PACER_CLI_PATH,
                                            {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
                                             "--out", project, "--iterations", "2"},
@@ -211,8 +223,7 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         const QStringList lines = r.errLines();
         QVERIFY2(!lines.isEmpty(), "nothing on stderr");
-        QVERIFY2(lines.last() == "pacer-cli: error: PACER_BIND must be 'cores', 'compute' or 'none', got 'sockets'",
-                 qPrintable(lines.last()));
+        QVERIFY2(lines.last() == "pacer-cli: error: " + message, qPrintable(lines.last()));
         QCOMPARE(QDir(dir_.path()).entryList({"*.runs"}, QDir::Dirs), QStringList{});
         QVERIFY(!QFile::exists(project));
     }

@@ -12,6 +12,7 @@
 //   bench_shm_stores [--quick] [--rounds R] [--mib M] [--calls K]
 #include "engine/transport/transport.h"
 #include "kernels/cpu_binding.h"
+#include "tests/engine/rank_group.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -22,12 +23,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
 
 using namespace pacer::engine;
+using namespace pacer::engine::testing;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -56,32 +57,6 @@ bool pinTo(int cpu) {
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
-// One setting's group of ranks, connected in a directory of its own.
-struct Group {
-    std::string dir;
-    std::vector<std::unique_ptr<Transport>> ranks = std::vector<std::unique_ptr<Transport>>(kRanks);
-};
-
-Status connect(Group& g, SlotStores stores) {
-    std::vector<Status> statuses(kRanks);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < kRanks; ++r)
-        threads.emplace_back([&, r] {
-            TransportOptions o;
-            o.rank = r;
-            o.size = kRanks;
-            o.rendezvous_dir = g.dir;
-            o.shm_slot_stores = stores;
-            auto t = makeSharedMemoryTransport(o);
-            if (t.ok()) g.ranks[r] = std::move(t).value();
-            else statuses[r] = t.status();
-        });
-    for (auto& t : threads) t.join();
-    for (const Status& s : statuses)
-        if (!s.ok()) return s;
-    return Status::success();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,20 +72,18 @@ int main(int argc, char** argv) {
     }
     const std::size_t count = std::size_t(mib) << 18;
 
-    char pattern[] = "/tmp/pacer-bench-shm-stores-XXXXXX";
-    if (!mkdtemp(pattern)) {
-        std::fprintf(stderr, "cannot create a temporary directory\n");
-        return 1;
-    }
-    const std::string root = pattern;
-    std::array<Group, kSettings> groups;
+    // One group of ranks per setting, each connected in a directory of its own.
+    QTemporaryDir root;
+    std::vector<std::vector<std::unique_ptr<Transport>>> groups;
     for (int s = 0; s < kSettings; ++s) {
-        groups[s].dir = root + "/" + kNames[s];
-        if (Status st = connect(groups[s], kStores[s]); !st.ok()) {
-            std::fprintf(stderr, "%s: %s\n", kNames[s], st.message().c_str());
-            std::filesystem::remove_all(root);
+        auto group = connectRanksWith(makeSharedMemoryTransport, kRanks, root.filePath(kNames[s]),
+                                      std::chrono::milliseconds(60000), 0, 0, 1,
+                                      [&](TransportOptions& o) { o.shm_slot_stores = kStores[s]; });
+        if (!group.ok()) {
+            std::fprintf(stderr, "%s: %s\n", kNames[s], group.message().c_str());
             return 1;
         }
+        groups.push_back(std::move(group).value());
     }
     const std::vector<int> cpus = pacer::kernels::allowedCpus();
     const bool pinned = cpus.size() >= kRanks;
@@ -129,7 +102,7 @@ int main(int argc, char** argv) {
                     for (std::size_t i = 0; i < count; ++i) data[i] = float((r + 1) * (i % 31 + 1));
                     const auto start = Clock::now();
                     for (int c = 0; c < calls && wrong[r].empty(); ++c) {
-                        const Status st = groups[s].ranks[r]->allreduce(data.data(), count);
+                        const Status st = groups[s][r]->allreduce(data.data(), count);
                         if (!st.ok()) wrong[r] = st.message();
                     }
                     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -141,10 +114,9 @@ int main(int argc, char** argv) {
                             wrong[r] = std::string(kNames[s]) + ": element " + std::to_string(i) + " is wrong";
                 }
             if (!wrong[r].empty())
-                for (auto& g : groups) g.ranks[r]->abort();
+                for (auto& g : groups) g[r]->abort();
         });
     for (auto& t : threads) t.join();
-    std::filesystem::remove_all(root);
     for (const std::string& w : wrong)
         if (!w.empty()) {
             std::fprintf(stderr, "%s\n", w.c_str());

@@ -626,6 +626,9 @@ private:
             // The line holds the start-up point: a refit of the stored line reads it there too (fitCommCpu).
             check(writer_->setMetric("comm_cpu_startup_bytes", static_cast<double>(engine::kStartupCollectiveBytes)));
         }
+        // How the host treated the collectives (shared memory: the share of chunks its cores moved with streaming
+        // stores, high where the host had them apart; docs/shm-slot-stores.md).
+        for (const auto& [name, value] : transport_->hostFigures()) check(writer_->setMetric(name, value));
         check(flushTraces(true));
         check(writer_->close());
         progress_.done(iterMs, lastLoss_, hashText);

@@ -51,15 +51,22 @@ void addIntoStreaming(float* sum, const float* in, std::size_t n, float* copy) {
 }
 
 bool SlotStoreChoice::streamingFor(std::size_t floats, bool published) {
-    if (setting_ != SlotStores::Auto) return setting_ == SlotStores::Streaming;
-    if (floats < kMeasuredFloats) return published;
-    if (published != lastPublished_) {
-        lastPublished_ = published;
-        nextExplore_ = measured_ + kRecheckAfter;
+    if (floats < kMeasuredFloats) return setting_ == SlotStores::Auto ? published : setting_ == SlotStores::Streaming;
+    bool streaming = setting_ == SlotStores::Streaming;
+    if (setting_ == SlotStores::Auto) {
+        if (published != lastPublished_) {
+            lastPublished_ = published;
+            nextExplore_ = measured_ + kRecheckAfter;
+        }
+        streaming = published;
+        if (measured_ + 1 == nextExplore_) {
+            nextExplore_ = measured_ + 1 + kExplorePeriod;
+            streaming = !published;
+        }
     }
-    if (++measured_ != nextExplore_) return published;
-    nextExplore_ = measured_ + kExplorePeriod;
-    return !published;
+    ++measured_;
+    if (streaming) ++streaming_;
+    return streaming;
 }
 
 double SlotStoreChoice::best(int way) const {

@@ -57,10 +57,14 @@ public:
     // Rank 0: the passes over the chunk just done (copy in, reduce, copy out; not the waits for peers), written as
     // streamingFor said, took `took`. Returns the way to publish next.
     bool record(bool streaming, std::size_t floats, std::chrono::nanoseconds took, bool published);
+    // Chunks of at least kMeasuredFloats so far, and those of them written with streaming stores.
+    std::uint64_t measuredChunks() const { return measured_; }
+    std::uint64_t streamingChunks() const { return streaming_; }
 
 private:
     SlotStores setting_;
     std::uint64_t measured_ = 0;        // measured chunks so far
+    std::uint64_t streaming_ = 0;       // of them written with streaming stores
     std::uint64_t nextExplore_ = kRecheckAfter;  // the measured chunk written the other way next
     bool lastPublished_ = false;        // the published way the chunk before found
     // Per way (ordinary, streaming): the time per float of its last kRecent measured chunks, 0 where none yet.

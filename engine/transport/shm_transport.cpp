@@ -206,6 +206,16 @@ public:
         });
     }
 
+    std::vector<std::pair<std::string, double>> hostFigures() const override {
+        std::uint64_t measured = 0, streaming = 0;
+        for (const SlotStoreChoice& c : storeChoices_) {
+            measured += c.measuredChunks();
+            streaming += c.streamingChunks();
+        }
+        if (measured == 0) return {};
+        return {{"shm_chunks_measured", double(measured)}, {"shm_streaming_share", double(streaming) / double(measured)}};
+    }
+
     PointToPoint* pointToPoint(int channel) override {
         return channel >= 0 && channel < channels() ? p2p_[channel].get() : nullptr;
     }

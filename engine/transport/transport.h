@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pacer::engine {
@@ -88,6 +89,9 @@ public:
     virtual PointToPoint* pointToPoint(int /*channel*/) { return nullptr; }
     // Unblocks everything, from any thread; used on fatal errors. The transport is failed afterwards.
     virtual void abort() = 0;
+    // What the transport found of the host while it ran, as named figures a run records with its metrics (shared
+    // memory: its measured chunks and the share written with streaming stores). Call it while no collective runs.
+    virtual std::vector<std::pair<std::string, double>> hostFigures() const { return {}; }
 
     // Where the data lives, so that the runtime can pack fused units: host memory unless overridden.
     virtual bool deviceMemory() const { return false; }

@@ -238,6 +238,50 @@ private slots:
         QVERIFY2(r.err.contains(failure.toUtf8()), r.err.constData());
     }
 
+    // A run over shared memory records how its all-reduce chunks were written (engine/transport/shm_slot_stores.h):
+    // how many were measured and the share with streaming stores, the same on both ranks (they write every chunk
+    // alike); PACER_SHM_STORES fixes the way, and the share follows it.
+    void runRecordsItsSlotStores_data() {
+        QTest::addColumn<QString>("stores");  // PACER_SHM_STORES; empty: not set
+        QTest::addColumn<double>("lowest");
+        QTest::addColumn<double>("highest");
+        QTest::newRow("default: measured") << "" << 0.0 << 1.0;
+        QTest::newRow("PACER_SHM_STORES=cached") << "cached" << 0.0 << 0.0;
+        QTest::newRow("PACER_SHM_STORES=streaming") << "streaming" << 1.0 << 1.0;
+    }
+    void runRecordsItsSlotStores() {
+        QFETCH(QString, stores);
+        QFETCH(double, lowest);
+        QFETCH(double, highest);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PACER_WORKER", PACER_WORKER_PATH);
+        env.remove("PACER_SHM_STORES");
+        if (!stores.isEmpty()) env.insert("PACER_SHM_STORES", stores);
+        const QString project = dir_.filePath("stores-" + (stores.isEmpty() ? QString("default") : stores) + ".pacer");
+        // DDP's one bucket holds the whole MLP (200 thousand floats): a measured chunk per iteration and rank.
+        const ProcessResult r = runProgram(PACER_CLI_PATH,
+                                           {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
+                                            "--out", project, "--iterations", "6", "--policy", "ddp", "--transport",
+                                            "shm", "--json"},
+                                           120000, env);
+        QVERIFY2(r.finished, "capture did not finish");
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        auto db = pacer::profiler::sql::Db::open(project.toStdString(), pacer::profiler::sql::Db::Mode::ReadOnly);
+        QVERIFY(db.ok());
+        auto st = db.value()->prepare("SELECT rank, key, value FROM run_metrics WHERE key LIKE 'shm_%' ORDER BY rank");
+        QVERIFY(st.ok());
+        std::map<int, std::map<std::string, double>> figures;
+        pacer::profiler::Status s;
+        while (st.value().step(&s)) figures[st.value().i32(0)][st.value().text(1)] = st.value().f64(2);
+        QVERIFY(s.ok());
+        QCOMPARE(figures.size(), std::size_t{2});
+        for (auto& [rank, f] : figures) {
+            QVERIFY2(f["shm_chunks_measured"] >= 6, qPrintable(QString::number(f["shm_chunks_measured"])));
+            QVERIFY(f["shm_streaming_share"] >= lowest && f["shm_streaming_share"] <= highest);
+        }
+        QCOMPARE(figures[0], figures[1]);
+    }
+
     // CPU ranks of one host compute on cores of their own (kernels/cpu_binding.h): each rank records the first core
     // of its share, and the shares differ; PACER_BIND=none leaves them unbound, as does a machine of one CPU. The
     // communication threads join them where the host has no core to spare for them (2 ranks of a compute and a

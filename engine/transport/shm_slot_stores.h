@@ -6,9 +6,9 @@
 // streaming stores send the lines to memory instead, from where the reader's prefetchers stream them. Which way is
 // faster is the host's to decide, and on a virtual machine it changes while a run goes on. On this project's 2-core
 // VM, two threads on the two cores exchanging 1 MiB chunks as the all-reduce does (no Pacer code,
-// docs/shm-slot-stores.md) moved 9-11 GB/s with ordinary stores against 5.5-6.5 with streaming ones for minutes,
-// then, for stretches of 20-35 s, 1.7-2.2 against 8.6-10 GB/s. The same stretches made the 42 M MLP's all-reduce
-// four times slower in the middle of a run (27 -> 105 ms per iteration, both ranks at once).
+// docs/shm-slot-stores.md) moved 9-11 GB/s with ordinary stores against 5-6.5 with streaming ones for minutes,
+// then, for stretches of 20-35 s, 1.6-2.4 against 7.5-10.3 GB/s. The same stretches made the 42 M MLP's all-reduce
+// four times slower in the middle of a run (26 -> 105 ms per iteration, both ranks at once).
 //
 // So each channel's rank 0 measures both ways: every kExplorePeriod-th large chunk is written the other way, each
 // way keeps its recent time per float, and when the other way is clearly faster it becomes the choice, published

@@ -213,7 +213,8 @@ public:
             streaming += c.streamingChunks();
         }
         if (measured == 0) return {};
-        return {{"shm_chunks_measured", double(measured)}, {"shm_streaming_share", double(streaming) / double(measured)}};
+        return {{"shm_chunks_measured", double(measured)},
+                {"shm_streaming_share", double(streaming) / double(measured)}};
     }
 
     PointToPoint* pointToPoint(int channel) override {

@@ -105,10 +105,12 @@ int runRuns(const Args& args) {
         // Shared memory's slot stores: mostly streaming where the host kept the ranks' cores apart (no shared
         // cache), which slows every transfer between them; about 2% is the choice's own exploration.
         const auto chunks = r.metrics.find("shm_chunks_measured"), share = r.metrics.find("shm_streaming_share");
-        if (chunks != r.metrics.end() && share != r.metrics.end() && chunks->second > 0)
+        if (chunks != r.metrics.end() && share != r.metrics.end() && chunks->second > 0) {
+            const char* why =
+                share->second >= 0.1 ? " (measured faster then, as where the ranks' cores share no cache)" : "";
             std::printf("%6s  shared memory: %.0f%% of %.0f chunks written with streaming stores%s\n", "",
-                        100 * share->second, chunks->second,
-                        share->second >= 0.1 ? " (measured faster then, as where the ranks' cores share no cache)" : "");
+                        100 * share->second, chunks->second, why);
+        }
     }
     return 0;
 }

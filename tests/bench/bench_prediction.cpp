@@ -36,7 +36,8 @@
 // compute, not the machine); a run slow between its two figures it cannot see.
 // A cell over the goal is printed round by round, with where each prediction and its target parted by the target's
 // own replay: the machine's speed (the two runs' forward passes alone), the compute alone, the exposed communication;
-// and how often each run's compute thread was preempted per iteration.
+// how often each run's compute thread was preempted per iteration; and the share of each run's shared-memory chunks
+// written with streaming stores (the host's state: docs/shm-slot-stores.md).
 //
 // Quick mode (CTest): the small sample at 1 Gb/s, fifo and ddp, 20 iterations of which 15 are measured (the
 // experiment's 5 warm-ups are not), one round: the case a new user found off by 9-31%; and the transformer sample at
@@ -98,17 +99,19 @@ Prediction predict(const QString& project, const QString& policy, const QStringL
             r["compute_alone_ms"].toDouble(), r["forward_alone_ms"].toDouble(), r["exposed_comm_ms"].toDouble()};
 }
 
-// Two of a run's own figures: what a self-tuned run's warm-up predicted for the settings it chose (`runs` and
-// `compare` show it; 0 when the run did not tune itself), and how often per iteration the scheduler took the compute
-// thread's core away (the worker's compute_thread_preemptions, the ranks' mean).
+// Three of a run's own figures: what a self-tuned run's warm-up predicted for the settings it chose (`runs` and
+// `compare` show it; 0 when the run did not tune itself), how often per iteration the scheduler took the compute
+// thread's core away (the worker's compute_thread_preemptions, the ranks' mean), and the share of its shared-memory
+// chunks written with streaming stores (high where the host had the ranks' cores apart; -1 without shared memory).
 struct RunFigures {
-    double warmupPrediction = 0, preemptions = 0;
+    double warmupPrediction = 0, preemptions = 0, streamingShare = -1;
 };
 RunFigures runFigures(const QString& project) {
     const QJsonArray runs = runCliJson({"runs", "--project", project, "--json"})["runs"].toArray();
     if (runs.isEmpty()) return {};
     const QJsonObject metrics = runs[0].toObject()["metrics"].toObject();
-    return {metrics["tuned_predicted_ms"].toDouble(), metrics["compute_thread_preemptions"].toDouble()};
+    return {metrics["tuned_predicted_ms"].toDouble(), metrics["compute_thread_preemptions"].toDouble(),
+            metrics["shm_streaming_share"].toDouble(-1)};
 }
 
 double capture(const QString& experiment, const QString& project, const QString& policy, double gbps,
@@ -125,12 +128,14 @@ double capture(const QString& experiment, const QString& project, const QString&
 
 // Where a cross prediction and its target part, by the target's own replay: the machine's speed (the target's
 // forward pass alone over the fifo run's, less 1), its compute alone over the prediction's (less 1), and its exposed
-// communication less the prediction's, in ms; and both runs' preemptions of the compute thread per iteration, which
-// the compute's own loss to the collectives follows and the prediction does not see (docs/interruption-cost.md).
-// What a cell over the goal is printed with.
+// communication less the prediction's, in ms; both runs' preemptions of the compute thread per iteration, which
+// the compute's own loss to the collectives follows and the prediction does not see (docs/interruption-cost.md); and
+// both runs' share of shared-memory chunks written with streaming stores (the host's state, which no prediction
+// knows either: docs/shm-slot-stores.md). What a cell over the goal is printed with.
 struct Split {
     double machine = 0, compute = 0, exposedMs = 0;
     double preemptions = 0, fifoPreemptions = 0;
+    double streaming = -1, fifoStreaming = -1;
 };
 
 // One policy in one cell (experiment and link), one entry per round: its measured time, what that round's fifo
@@ -372,7 +377,8 @@ int main(int argc, char** argv) {
                     outcome.split.push_back(
                         {fifoSelf.forwardAlone > 0 ? self.forwardAlone / fifoSelf.forwardAlone - 1 : 0,
                          cross.computeAlone > 0 ? self.computeAlone / cross.computeAlone - 1 : 0,
-                         self.exposed - cross.exposed, own.preemptions, fifoPreemptions});
+                         self.exposed - cross.exposed, own.preemptions, fifoPreemptions, own.streamingShare,
+                         figures["fifo"].streamingShare});
                     if (own.warmupPrediction > 0)
                         tally.warmup.push_back(std::abs(own.warmupPrediction - measured) / measured);
                     tally.self.push_back(std::abs(selfErr));
@@ -454,12 +460,17 @@ int main(int argc, char** argv) {
         if (error <= kWorstGoal) return;
         std::printf("  over %g%%: %s %s, %.1f%%; by round: error, the target's forward alone against fifo's, its "
                     "compute alone against the prediction's, its exposed communication less the prediction's, its "
-                    "compute thread's preemptions per iteration against fifo's\n",
+                    "compute thread's preemptions per iteration against fifo's, its shared-memory chunks written "
+                    "with streaming stores against fifo's\n",
                     100 * kWorstGoal, qPrintable(cellName), qPrintable(policy), 100 * error);
-        for (std::size_t i = 0; i < r.measured.size(); ++i)
-            std::printf("    %+6.1f%%  machine %+5.1f%%  compute %+5.1f%%  exposed %+.3f ms  preempted %.1f/%.1f\n",
-                        100 * r.error(i), 100 * r.split[i].machine, 100 * r.split[i].compute, r.split[i].exposedMs,
-                        r.split[i].preemptions, r.split[i].fifoPreemptions);
+        for (std::size_t i = 0; i < r.measured.size(); ++i) {
+            const Split& s = r.split[i];
+            const auto share = [](double v) { return v < 0 ? QString("-") : QString::number(100 * v, 'f', 0) + "%"; };
+            std::printf("    %+6.1f%%  machine %+5.1f%%  compute %+5.1f%%  exposed %+.3f ms  preempted %.1f/%.1f"
+                        "  streaming %s/%s\n",
+                        100 * r.error(i), 100 * s.machine, 100 * s.compute, s.exposedMs, s.preemptions,
+                        s.fifoPreemptions, qPrintable(share(s.streaming)), qPrintable(share(s.fifoStreaming)));
+        }
     });
     for (const auto& [source, from] : tally.fromOther) {
         std::vector<double> magnitudes;

@@ -10,10 +10,12 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <thread>
 #include <tuple>
@@ -280,6 +282,17 @@ private slots:
             QVERIFY(f["shm_streaming_share"] >= lowest && f["shm_streaming_share"] <= highest);
         }
         QCOMPARE(figures[0], figures[1]);
+        // `runs` says it in words, with the reason where the share is high.
+        const ProcessResult runs = runProgram(PACER_CLI_PATH, {"runs", "--project", project}, 60000, env);
+        QVERIFY2(runs.exitCode == 0, runs.err.constData());
+        const double share = figures[0]["shm_streaming_share"];
+        const QRegularExpressionMatch said =
+            QRegularExpression(QString("shared memory: (\\d+)% of %1 chunks written with streaming stores")
+                                   .arg(figures[0]["shm_chunks_measured"]))
+                .match(QString::fromUtf8(runs.out));
+        QVERIFY2(said.hasMatch(), runs.out.constData());
+        QVERIFY(std::abs(said.captured(1).toDouble() - 100 * share) <= 0.5);
+        QCOMPARE(runs.out.contains("share no cache"), share >= 0.1);
     }
 
     // CPU ranks of one host compute on cores of their own (kernels/cpu_binding.h): each rank records the first core

@@ -88,7 +88,8 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
         ProjectOverview overview;
         overview.experiment = QStringLiteral("fixture");
-        overview.runs = {{7, QStringLiteral("pace 1 MiB"), QStringLiteral("pace"), 2, 2, 1 << 20, QString()}};
+        overview.runs = {
+            {7, QStringLiteral("pace 1 MiB"), QStringLiteral("pace"), 2, 2, 1 << 20, QString(), QString()}};
         m_window->showRun(test::makeTwoRankTrace(), overview);
     }
     void cleanup() { m_window.reset(); }

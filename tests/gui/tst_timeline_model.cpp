@@ -233,7 +233,9 @@ private slots:
         ProjectOverview overview;
         overview.path = "/tmp/x.pacer";
         overview.experiment = "mlp-2rank";
-        overview.runs = {{1, "first", "fifo", 2, 3, 0, {}}, {2, "", "pace", 2, 3, 1 << 20, {}}, {3, "pace 1 MiB", "pace", 2, 3, 0, {}}};
+        overview.runs = {{1, "first", "fifo", 2, 3, 0, {}, {}},
+                         {2, "", "pace", 2, 3, 1 << 20, {}, {}},
+                         {3, "pace 1 MiB", "pace", 2, 3, 0, {}, {}}};
         overview.schedules = {{5, "pace 1 MiB", "pace"}};
         model.setOverview(overview);
         QCOMPARE(model.rowCount(), 1);
@@ -249,7 +251,8 @@ private slots:
         QCOMPARE(model.runIndex(1), model.index(2, 0, runs));
         QVERIFY(model.index(0, 0, runs).data(ProjectTreeModel::TunedRole).toString().isEmpty());
         // A run that tuned itself says so, and its tooltip gives what it chose instead of the experiment's segment.
-        overview.runs.push_back({4, "", "pace", 2, 3, 4 << 20, "plan order, 2 channels, 1 MiB segments, 3 fusion groups"});
+        overview.runs.push_back(
+            {4, "", "pace", 2, 3, 4 << 20, "plan order, 2 channels, 1 MiB segments, 3 fusion groups", {}});
         model.setOverview(overview);
         const QModelIndex tuned = model.index(0, 0, model.index(0, 0, model.index(0, 0)));
         QCOMPARE(tuned.data().toString(), QStringLiteral("#4 pace (tuned)"));
@@ -257,6 +260,13 @@ private slots:
                  QStringLiteral("run 4: policy pace, 2 ranks, 3 iterations, tuned itself: plan order, 2 channels, "
                                 "1 MiB segments, 3 fusion groups"));
         QCOMPARE(tuned.data(ProjectTreeModel::TunedRole).toString(), overview.runs.back().tuned);
+        // Where the run recorded how its shared-memory chunks were written, the tooltip's second line says so.
+        overview.runs.back().slotStores = "shared memory: 40% of 1280 chunks written with streaming stores";
+        model.setOverview(overview);
+        QCOMPARE(model.index(0, 0, model.index(0, 0, model.index(0, 0))).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("run 4: policy pace, 2 ranks, 3 iterations, tuned itself: plan order, 2 channels, "
+                                "1 MiB segments, 3 fusion groups\nshared memory: 40% of 1280 chunks written with "
+                                "streaming stores"));
         QCOMPARE(model.parent(model.index(0, 0, runs)), runs);
         const QModelIndex schedules = model.index(1, 0, model.index(0, 0));
         QCOMPARE(model.index(0, 0, schedules).data(ProjectTreeModel::ScheduleIdRole).toLongLong(), qint64(5));

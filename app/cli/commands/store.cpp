@@ -2,6 +2,7 @@
 #include "app/cli/commands/commands.h"
 #include "app/common/compute_alone.h"
 #include "app/common/project_files.h"
+#include "app/common/slot_stores_summary.h"
 #include "app/common/tuned_settings.h"
 #include "profiler/export_chrome.h"
 #include "profiler/export_perfetto.h"
@@ -102,15 +103,8 @@ int runRuns(const Args& args) {
                     it == r.metrics.end() ? "-" : std::to_string(it->second).c_str(), forward);
         if (auto tuned = app::tuningFromMetrics(r.metrics, {}))
             std::printf("%6s  tuned itself: %s\n", "", app::describeSettings(*tuned).c_str());
-        // Shared memory's slot stores: mostly streaming where the host kept the ranks' cores apart (no shared
-        // cache), which slows every transfer between them; about 2% is the choice's own exploration.
-        const auto chunks = r.metrics.find("shm_chunks_measured"), share = r.metrics.find("shm_streaming_share");
-        if (chunks != r.metrics.end() && share != r.metrics.end() && chunks->second > 0) {
-            const char* why =
-                share->second >= 0.1 ? " (measured faster then, as where the ranks' cores share no cache)" : "";
-            std::printf("%6s  shared memory: %.0f%% of %.0f chunks written with streaming stores%s\n", "",
-                        100 * share->second, chunks->second, why);
-        }
+        if (const std::string stores = app::describeSlotStores(r.metrics); !stores.empty())
+            std::printf("%6s  %s\n", "", stores.c_str());
     }
     return 0;
 }

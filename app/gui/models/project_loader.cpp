@@ -1,6 +1,7 @@
 #include "app/gui/models/project_loader.h"
 
 #include "app/gui/models/large_run.h"
+#include "app/common/slot_stores_summary.h"
 #include "app/common/tuned_settings.h"
 
 #include <QFileInfo>
@@ -46,6 +47,7 @@ ProjectSnapshot readProjectSnapshot(const QString& path, std::int64_t runId, con
         ran.name = r.policy;
         if (const auto tuned = app::tuningFromMetrics(r.metrics, ran))
             entry.tuned = QString::fromStdString(app::describeSettings(*tuned));
+        entry.slotStores = QString::fromStdString(app::describeSlotStores(r.metrics));
         snapshot.overview.runs.push_back(std::move(entry));
     }
     // The experiment's own name, from the newest run that kept its experiment file.

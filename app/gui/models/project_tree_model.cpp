@@ -119,21 +119,23 @@ QVariant ProjectTreeModel::data(const QModelIndex& index, int role) const
                 return QStringLiteral("#%1 %2%3").arg(run.id).arg(run.label, tuned);
             return QStringLiteral("#%1 %2 · %3%4").arg(run.id).arg(run.label, run.policy, tuned);
         }
-        case Qt::ToolTipRole:
+        case Qt::ToolTipRole: {
             // A self-tuned run's own segment size is the one it chose, not the experiment's.
-            if (!run.tuned.isEmpty())
-                return QStringLiteral("run %1: policy %2, %3 ranks, %4 iterations, tuned itself: %5")
-                    .arg(run.id)
-                    .arg(run.policy)
-                    .arg(run.ranks)
-                    .arg(run.iterations)
-                    .arg(run.tuned);
-            return QStringLiteral("run %1: policy %2, %3 ranks, %4 iterations, segment %5")
+            const QString settings =
+                !run.tuned.isEmpty()
+                    ? QStringLiteral("tuned itself: %1").arg(run.tuned)
+                    : QStringLiteral("segment %1").arg(run.segmentBytes > 0 ? formatBytes(run.segmentBytes)
+                                                                            : QStringLiteral("whole tensors"));
+            // How the host treated its collectives, where it recorded that (a run slower than its neighbours may
+            // have met the ranks' cores apart).
+            const QString host = run.slotStores.isEmpty() ? QString() : QStringLiteral("\n") + run.slotStores;
+            return QStringLiteral("run %1: policy %2, %3 ranks, %4 iterations, %5%6")
                 .arg(run.id)
                 .arg(run.policy)
                 .arg(run.ranks)
                 .arg(run.iterations)
-                .arg(run.segmentBytes > 0 ? formatBytes(run.segmentBytes) : QStringLiteral("whole tensors"));
+                .arg(settings, host);
+        }
         case TunedRole: return run.tuned;
         case NodeKindRole: return static_cast<int>(NodeKind::Run);
         case RunIdRole: return static_cast<qint64>(run.id);

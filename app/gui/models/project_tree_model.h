@@ -22,6 +22,7 @@ struct RunEntry {
     int iterations = 0;
     std::int64_t segmentBytes = 0;
     QString tuned;  // what a self-tuning pace chose ("plan order, 2 channels, 1 MiB segments, ..."), else empty
+    QString slotStores;  // how its shared-memory chunks were written (app::describeSlotStores), else empty
 };
 
 struct ScheduleEntry {

@@ -255,17 +255,10 @@ private slots:
         QFETCH(QString, stores);
         QFETCH(double, lowest);
         QFETCH(double, highest);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("PACER_WORKER", PACER_WORKER_PATH);
-        env.remove("PACER_SHM_STORES");
-        if (!stores.isEmpty()) env.insert("PACER_SHM_STORES", stores);
         const QString project = dir_.filePath("stores-" + (stores.isEmpty() ? QString("default") : stores) + ".pacer");
         // DDP's one bucket holds the whole MLP (200 thousand floats): a measured chunk per iteration and rank.
-        const ProcessResult r = runProgram(PACER_CLI_PATH,
-                                           {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
-                                            "--out", project, "--iterations", "6", "--policy", "ddp", "--transport",
-                                            "shm", "--json"},
-                                           120000, env);
+        const ProcessResult r = captureSampleWith("PACER_SHM_STORES", stores, project,
+                                                  {"--iterations", "6", "--policy", "ddp", "--transport", "shm"});
         QVERIFY2(r.finished, "capture did not finish");
         QVERIFY2(r.exitCode == 0, r.err.constData());
         auto db = pacer::profiler::sql::Db::open(project.toStdString(), pacer::profiler::sql::Db::Mode::ReadOnly);
@@ -283,7 +276,7 @@ private slots:
         }
         QCOMPARE(figures[0], figures[1]);
         // `runs` says it in words, with the reason where the share is high.
-        const ProcessResult runs = runProgram(PACER_CLI_PATH, {"runs", "--project", project}, 60000, env);
+        const ProcessResult runs = runCli({"runs", "--project", project});
         QVERIFY2(runs.exitCode == 0, runs.err.constData());
         const double share = figures[0]["shm_streaming_share"];
         const QRegularExpressionMatch said =
@@ -317,15 +310,8 @@ private slots:
         const std::vector<int> allowed = pacer::kernels::allowedCpus();
         if (pacer::kernels::coreShare(allowed, 0, 2, 1).empty()) bound = false;
         if (allowed.size() >= 4) commToo = false;  // a core to spare for each rank's comm thread
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("PACER_WORKER", PACER_WORKER_PATH);
-        env.remove("PACER_BIND");
-        if (!bind.isEmpty()) env.insert("PACER_BIND", bind);
         const QString project = dir_.filePath("bind-" + (bind.isEmpty() ? QString("default") : bind) + ".pacer");
-        const ProcessResult r = runProgram(PACER_CLI_PATH,
-                                           {"capture", "--experiment", samplePath("experiments/mlp-2rank.json"),
-                                            "--out", project, "--iterations", "2", "--json"},
-                                           120000, env);
+        const ProcessResult r = captureSampleWith("PACER_BIND", bind, project, {"--iterations", "2"});
         QVERIFY2(r.finished, "capture did not finish");
         QVERIFY2(r.exitCode == 0, r.err.constData());
         auto db = pacer::profiler::sql::Db::open(project.toStdString(), pacer::profiler::sql::Db::Mode::ReadOnly);
@@ -356,6 +342,20 @@ private slots:
     }
 
 private:
+    // Captures the small MLP sample into `project` with a worker setting from the environment (`variable` set to
+    // `value`, or unset where empty) and the extra arguments.
+    static ProcessResult captureSampleWith(const QString& variable, const QString& value, const QString& project,
+                                           const QStringList& extra) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PACER_WORKER", PACER_WORKER_PATH);
+        env.remove(variable);
+        if (!value.isEmpty()) env.insert(variable, value);
+        return runProgram(PACER_CLI_PATH,
+                          QStringList{"capture", "--experiment", samplePath("experiments/mlp-2rank.json"), "--out",
+                                      project, "--json"} + extra,
+                          120000, env);
+    }
+
     QTemporaryDir dir_;
     QString project_;
     qint64 runId_ = 0;

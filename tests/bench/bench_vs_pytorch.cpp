@@ -5,7 +5,9 @@
 // and the median of the rounds counts, so that a drift of the shared machine touches every column alike. Both sides'
 // ranks compute on cores of their own (PACER_BIND=compute and none apply to both; kernels/cpu_binding.h).
 // Prints absolute ms per iteration and the ratios against DDP and no_sync, then the goal (Pacer's best
-// at most 1.15x no_sync and 0.75x DDP) and whether this run met it.
+// at most 1.15x no_sync and 0.75x DDP) and whether this run met it. Beside each shared-memory run's rounds, the share
+// of its chunks written with streaming stores (high where the host had the ranks' cores apart, which slows the
+// transfers between them: docs/shm-slot-stores.md), so that a slow round can be told from a slow schedule.
 //
 //   bench_vs_pytorch [--quick] [--rounds N] [--iterations K] [--policies a,b] [--transports shm,gloo]
 //
@@ -17,6 +19,7 @@
 #include <sys/resource.h>
 
 #include <QFile>
+#include <QJsonArray>
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
@@ -152,23 +155,30 @@ int main(int argc, char** argv) {
     if (python.isEmpty()) std::printf("# PyTorch skipped: %s\n", qPrintable(why));
     std::printf("# load average before: %s\n", qPrintable(loadAverage()));
     std::map<QString, std::vector<double>> samples, cpu;
+    std::map<QString, QStringList> streaming;  // per shared-memory column, each round's share (e.g. "2%")
     int failures = 0;
     for (int round = 0; round < rounds; ++round) {
         for (const Column& c : columns) {
             double ms = 0;
             const double cpuBefore = childCpuSeconds();
+            QString project;  // Pacer's run, read once more below
             if (c.name.startsWith("pytorch")) {
                 ms = runPyTorch(python, job, c.args[0], iterations, warmup);
             } else {
-                const QString project = dir.filePath(QString("run-%1.pacer").arg(round));
+                project = dir.filePath(QString("run-%1.pacer").arg(round));
                 QStringList args = {"capture", "--experiment", job.experiment, "--out", project, "--iterations", iterations,
                                     "--json"};
                 ms = runCliJson(args + c.args)["iter_ms"].toDouble();
-                QFile::remove(project);
             }
             if (ms <= 0) ++failures;
             else samples[c.name].push_back(ms);
-            cpu[c.name].push_back(childCpuSeconds() - cpuBefore);
+            cpu[c.name].push_back(childCpuSeconds() - cpuBefore);  // the capture's alone, not the read below
+            if (project.isEmpty()) continue;
+            const QJsonArray runs = runCliJson({"runs", "--project", project, "--json"})["runs"].toArray();
+            const QJsonValue share =
+                runs.isEmpty() ? QJsonValue() : runs[0].toObject()["metrics"].toObject()["shm_streaming_share"];
+            if (share.isDouble()) streaming[c.name] << QString::number(100 * share.toDouble(), 'f', 0) + "%";
+            QFile::remove(project);
         }
     }
     std::printf("# load average after: %s\n", qPrintable(loadAverage()));
@@ -182,10 +192,11 @@ int main(int argc, char** argv) {
         const double ms = median(samples[c.name]);
         QStringList all;
         for (double v : samples[c.name]) all << QString::number(v, 'f', 1);
-        std::printf("%-28s %10.1f %10s %10s %10.1f   %s\n", qPrintable(c.name), ms,
+        const QString shares = streaming.count(c.name) ? "   streaming " + streaming[c.name].join(' ') : QString();
+        std::printf("%-28s %10.1f %10s %10s %10.1f   %s%s\n", qPrintable(c.name), ms,
                     ddp > 0 ? qPrintable(QString::number(ms / ddp, 'f', 3)) : "-",
                     noSync > 0 ? qPrintable(QString::number(ms / noSync, 'f', 3)) : "-", median(cpu[c.name]),
-                    qPrintable(all.join(' ')));
+                    qPrintable(all.join(' ')), qPrintable(shares));
         if (c.name.startsWith("pacer") && ms > 0 && (best.isEmpty() || ms < median(samples[best]))) best = c.name;
     }
     if (!best.isEmpty() && ddp > 0 && noSync > 0) {

@@ -51,22 +51,17 @@ void addIntoStreaming(float* sum, const float* in, std::size_t n, float* copy) {
 }
 
 bool SlotStoreChoice::streamingFor(std::size_t floats, bool published) {
-    if (floats < kMeasuredFloats) return setting_ == SlotStores::Auto ? published : setting_ == SlotStores::Streaming;
-    bool streaming = setting_ == SlotStores::Streaming;
-    if (setting_ == SlotStores::Auto) {
-        if (published != lastPublished_) {
-            lastPublished_ = published;
-            nextExplore_ = measured_ + kRecheckAfter;
-        }
-        streaming = published;
-        if (measured_ + 1 == nextExplore_) {
-            nextExplore_ = measured_ + 1 + kExplorePeriod;
-            streaming = !published;
-        }
+    const bool inForce = fixed() ? setting_ == SlotStores::Streaming : published;
+    if (floats < kMeasuredFloats) return inForce;
+    if (!fixed() && published != lastPublished_) {
+        lastPublished_ = published;
+        nextExplore_ = measured_ + kRecheckAfter;
     }
     ++measured_;
-    if (streaming) ++streaming_;
-    return streaming;
+    if (inForce) ++streaming_;
+    if (fixed() || measured_ != nextExplore_) return inForce;
+    nextExplore_ = measured_ + kExplorePeriod;
+    return !inForce;
 }
 
 double SlotStoreChoice::best(int way) const {

@@ -57,14 +57,17 @@ public:
     // Rank 0: the passes over the chunk just done (copy in, reduce, copy out; not the waits for peers), written as
     // streamingFor said, took `took`. Returns the way to publish next.
     bool record(bool streaming, std::size_t floats, std::chrono::nanoseconds took, bool published);
-    // Chunks of at least kMeasuredFloats so far, and those of them written with streaming stores.
+    // Chunks of at least kMeasuredFloats so far, and those of them for which streaming stores were the way in force
+    // (published, or fixed by the setting). An exploration counts as the way it explored from, so that a short run's
+    // first exploration (its 8th chunk) does not read as the host's doing.
     std::uint64_t measuredChunks() const { return measured_; }
     std::uint64_t streamingChunks() const { return streaming_; }
+    bool fixed() const { return setting_ != SlotStores::Auto; }  // the way set, not measured
 
 private:
     SlotStores setting_;
     std::uint64_t measured_ = 0;        // measured chunks so far
-    std::uint64_t streaming_ = 0;       // of them written with streaming stores
+    std::uint64_t streaming_ = 0;       // of them with streaming stores in force
     std::uint64_t nextExplore_ = kRecheckAfter;  // the measured chunk written the other way next
     bool lastPublished_ = false;        // the published way the chunk before found
     // Per way (ordinary, streaming): the time per float of its last kRecent measured chunks, 0 where none yet.

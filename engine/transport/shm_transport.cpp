@@ -214,7 +214,8 @@ public:
         }
         if (measured == 0) return {};
         return {{"shm_chunks_measured", double(measured)},
-                {"shm_streaming_share", double(streaming) / double(measured)}};
+                {"shm_streaming_share", double(streaming) / double(measured)},
+                {"shm_stores_fixed", storeChoices_.front().fixed() ? 1.0 : 0.0}};
     }
 
     PointToPoint* pointToPoint(int channel) override {

@@ -242,19 +242,21 @@ private slots:
 
     // A run over shared memory records how its all-reduce chunks were written (engine/transport/shm_slot_stores.h):
     // how many were measured and the share with streaming stores, the same on both ranks (they write every chunk
-    // alike); PACER_SHM_STORES fixes the way, and the share follows it.
+    // alike), explorations left out; PACER_SHM_STORES fixes the way, the share follows it, and the run says so.
     void runRecordsItsSlotStores_data() {
         QTest::addColumn<QString>("stores");  // PACER_SHM_STORES; empty: not set
         QTest::addColumn<double>("lowest");
         QTest::addColumn<double>("highest");
-        QTest::newRow("default: measured") << "" << 0.0 << 1.0;
-        QTest::newRow("PACER_SHM_STORES=cached") << "cached" << 0.0 << 0.0;
-        QTest::newRow("PACER_SHM_STORES=streaming") << "streaming" << 1.0 << 1.0;
+        QTest::addColumn<double>("fixed");  // shm_stores_fixed
+        QTest::newRow("default: measured") << "" << 0.0 << 1.0 << 0.0;
+        QTest::newRow("PACER_SHM_STORES=cached") << "cached" << 0.0 << 0.0 << 1.0;
+        QTest::newRow("PACER_SHM_STORES=streaming") << "streaming" << 1.0 << 1.0 << 1.0;
     }
     void runRecordsItsSlotStores() {
         QFETCH(QString, stores);
         QFETCH(double, lowest);
         QFETCH(double, highest);
+        QFETCH(double, fixed);
         const QString project = dir_.filePath("stores-" + (stores.isEmpty() ? QString("default") : stores) + ".pacer");
         // DDP's one bucket holds the whole MLP (200 thousand floats): a measured chunk per iteration and rank.
         const ProcessResult r = captureSampleWith("PACER_SHM_STORES", stores, project,
@@ -273,19 +275,26 @@ private slots:
         for (auto& [rank, f] : figures) {
             QVERIFY2(f["shm_chunks_measured"] >= 6, qPrintable(QString::number(f["shm_chunks_measured"])));
             QVERIFY(f["shm_streaming_share"] >= lowest && f["shm_streaming_share"] <= highest);
+            QCOMPARE(f["shm_stores_fixed"], fixed);
         }
         QCOMPARE(figures[0], figures[1]);
-        // `runs` says it in words, with the reason where the share is high.
+        // `runs` says it in words, with the reason: the setting, or the measurement where any chunk went streaming.
         const ProcessResult runs = runCli({"runs", "--project", project});
         QVERIFY2(runs.exitCode == 0, runs.err.constData());
         const double share = figures[0]["shm_streaming_share"];
-        const QRegularExpressionMatch said =
-            QRegularExpression(QString("shared memory: (\\d+)% of %1 chunks written with streaming stores")
-                                   .arg(figures[0]["shm_chunks_measured"]))
-                .match(QString::fromUtf8(runs.out));
-        QVERIFY2(said.hasMatch(), runs.out.constData());
-        QVERIFY(std::abs(said.captured(1).toDouble() - 100 * share) <= 0.5);
-        QCOMPARE(runs.out.contains("share no cache"), share >= 0.1);
+        const QString chunks = QString::number(figures[0]["shm_chunks_measured"]);
+        if (share == 0) {
+            QVERIFY2(runs.out.contains(("shared memory: ordinary stores for all " + chunks + " chunks").toUtf8()),
+                     runs.out.constData());
+        } else {
+            const QRegularExpressionMatch said =
+                QRegularExpression("shared memory: streaming stores for (\\d+)% of " + chunks + " chunks")
+                    .match(QString::fromUtf8(runs.out));
+            QVERIFY2(said.hasMatch(), runs.out.constData());
+            QVERIFY(std::abs(said.captured(1).toDouble() - 100 * share) <= 0.5);
+        }
+        QCOMPARE(runs.out.contains("(fixed by PACER_SHM_STORES)"), fixed > 0);
+        QCOMPARE(runs.out.contains("share no cache"), fixed == 0 && share > 0);
     }
 
     // CPU ranks of one host compute on cores of their own (kernels/cpu_binding.h): each rank records the first core

@@ -156,6 +156,11 @@ private slots:
         QCOMPARE(explored(first + 2 * period, false),
                  (std::vector<std::uint64_t>{first, first + period, first + 2 * period}));
         QCOMPARE(explored(first + period, true), (std::vector<std::uint64_t>{first, first + period}));
+        // The share a run records counts the way in force, not the explorations: the first 2 * period + first
+        // chunks were published ordinary, the next first + period streaming, of which two explored ordinary.
+        QVERIFY(!choice.fixed());
+        QCOMPARE(choice.measuredChunks(), std::uint64_t{3 * period + 2 * first});
+        QCOMPARE(choice.streamingChunks(), std::uint64_t{first + period});
     }
 
     void fixedSettingsNeverChange_data() {
@@ -174,6 +179,9 @@ private slots:
             // The fixed way measured ten times slower than anything: still the way.
             QCOMPARE(choice.record(streaming, kChunk, std::chrono::milliseconds(100), published), streaming);
         }
+        QVERIFY(choice.fixed());
+        QCOMPARE(choice.measuredChunks(), std::uint64_t{500});
+        QCOMPARE(choice.streamingChunks(), std::uint64_t{streaming ? 500u : 0u});
     }
 };
 

@@ -261,12 +261,12 @@ private slots:
                                 "1 MiB segments, 3 fusion groups"));
         QCOMPARE(tuned.data(ProjectTreeModel::TunedRole).toString(), overview.runs.back().tuned);
         // Where the run recorded how its shared-memory chunks were written, the tooltip's second line says so.
-        overview.runs.back().slotStores = "shared memory: 40% of 1280 chunks written with streaming stores";
+        overview.runs.back().slotStores = "shared memory: streaming stores for 40% of 1280 chunks";
         model.setOverview(overview);
         QCOMPARE(model.index(0, 0, model.index(0, 0, model.index(0, 0))).data(Qt::ToolTipRole).toString(),
                  QStringLiteral("run 4: policy pace, 2 ranks, 3 iterations, tuned itself: plan order, 2 channels, "
-                                "1 MiB segments, 3 fusion groups\nshared memory: 40% of 1280 chunks written with "
-                                "streaming stores"));
+                                "1 MiB segments, 3 fusion groups\nshared memory: streaming stores for 40% of 1280 "
+                                "chunks"));
         QCOMPARE(model.parent(model.index(0, 0, runs)), runs);
         const QModelIndex schedules = model.index(1, 0, model.index(0, 0));
         QCOMPARE(model.index(0, 0, schedules).data(ProjectTreeModel::ScheduleIdRole).toLongLong(), qint64(5));

@@ -4,7 +4,8 @@
 // profiler). From it come the two inputs of the simulator: the iteration's graph (extractWorkload: per-layer
 // forward and backward durations, the gradient tensors, the optimizer's cost) and the all-reduce cost model
 // (fitCostModel: t(bytes) = alpha + bytes * ns_per_byte by least squares over the observed collectives, for the
-// run's transport and rank count).
+// run's transport and rank count). The extraction is observed_run.cpp, the fits observed_costs.cpp, the threads'
+// latencies the workload carries observed_wakeups.cpp; observed_spans.h holds what they read alike.
 #pragma once
 
 #include <cstdint>

@@ -463,7 +463,8 @@ Result<CostModel> fitCostModel(const ObservedRun& run, const std::vector<int>& o
     for (const auto& [key, span] : latest) smallestRan = std::min(smallestRan, static_cast<double>(std::get<3>(key)));
     addSmallerWarmupSizes(run, bySize, smallestRan, [](const ObservedRun& warmup) {
         const std::vector<int> every;
-        return meansBySize(lastJoinAndLeave(warmup, Counted{INT32_MIN, every}), [](const CollectiveKey&) { return true; });
+        const auto all = [](const CollectiveKey&) { return true; };
+        return meansBySize(lastJoinAndLeave(warmup, Counted{INT32_MIN, every}), all);
     });
     // A traced round is a collective of its own size over the same transport: one more size for the table and line.
     // It matters where the units show too few sizes for a fixed cost (fitWeighted): a DDP run's two or three bucket

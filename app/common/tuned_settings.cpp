@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace pacer::app {
 namespace {
@@ -20,6 +21,8 @@ std::vector<std::pair<std::string, double>> tuningMetrics(const engine::Schedule
         {"tuned_plan_order", s.plan_order ? 1 : 0},
         {"tuned_channels", s.channels},
         {"tuned_predicted_ms", s.predicted_ms},
+        {"tuned_predicted_low_ms", s.predicted_low_ms},
+        {"tuned_predicted_high_ms", s.predicted_high_ms},
         {"tuned_fusion_groups", static_cast<double>(s.policy.fusion_groups.size())}};
     for (const auto& g : s.policy.fusion_groups) m.emplace_back(kGroupPrefix + std::to_string(g.front()), g.back());
     return m;
@@ -40,6 +43,8 @@ std::optional<engine::Schedule> tuningFromMetrics(const std::map<std::string, do
     s.plan_order = value("tuned_plan_order").value_or(0) == 1;
     s.channels = static_cast<int>(std::llround(value("tuned_channels").value_or(1)));
     s.predicted_ms = value("tuned_predicted_ms").value_or(0);
+    s.predicted_low_ms = value("tuned_predicted_low_ms").value_or(0);  // runs before 2026-12-06 have no band
+    s.predicted_high_ms = value("tuned_predicted_high_ms").value_or(0);
     s.policy.fusion_groups.clear();
     const std::string prefix = kGroupPrefix;
     for (auto it = metrics.lower_bound(prefix); it != metrics.end() && it->first.rfind(prefix, 0) == 0; ++it) {
@@ -67,6 +72,17 @@ std::string describeSettings(const engine::Schedule& s) {
         text += ", fused below " + formatSize(static_cast<std::int64_t>(s.policy.fuse_below_bytes));
     else
         text += ", no fusion";
+    return text;
+}
+
+std::string describeWarmupPrediction(const engine::Schedule& s) {
+    char text[128];  // as `runs` and `compare` print times: to the microsecond
+    if (s.predicted_high_ms > 0)
+        std::snprintf(text, sizeof text, "predicted %.3f ms/iter at warm-up (band %.3f..%.3f)", s.predicted_ms,
+                      s.predicted_low_ms, s.predicted_high_ms);
+    else
+        std::snprintf(text, sizeof text, "predicted %.3f ms/iter at warm-up (too few settled iterations for a band)",
+                      s.predicted_ms);
     return text;
 }
 

@@ -13,7 +13,8 @@
 
 namespace pacer::app {
 
-// "tuned" = 1, the segment size, order, channels, prediction, and each fusion group as its first id -> last id.
+// "tuned" = 1, the segment size, order, channels, prediction and its band, and each fusion group as its first
+// id -> last id.
 std::vector<std::pair<std::string, double>> tuningMetrics(const engine::Schedule& schedule);
 
 // The chosen settings of a run (its policy otherwise `base`), or nothing when the run did not tune itself.
@@ -22,5 +23,9 @@ std::optional<engine::Schedule> tuningFromMetrics(const std::map<std::string, do
 
 // One short line: "plan order, 2 channels, 1 MiB segments, 3 fusion groups" (or "fused below 64 KiB", "no fusion").
 std::string describeSettings(const engine::Schedule& schedule);
+// What the tuning predicted for those settings, with its band where it has one: "predicted 9.855 ms/iter at
+// warm-up (band 8.120..11.604)", or why there is none. The worker's line, `runs` and the schedule editor say it
+// alike.
+std::string describeWarmupPrediction(const engine::Schedule& schedule);
 
 }  // namespace pacer::app

@@ -206,10 +206,10 @@ void ScheduleEditorDock::showSettings() {
     const std::optional<engine::Schedule>& tuned = haveInput ? m_editor.input()->tuned : std::nullopt;
     m_tuned->setVisible(tuned.has_value());
     if (tuned)
-        m_tuned->setText(tr("Run %1 tuned itself: %2 (predicted %3 ms at warm-up). The editor opened with that choice.")
+        m_tuned->setText(tr("Run %1 tuned itself: %2, %3. The editor opened with that choice.")
                              .arg(m_editor.input()->runId)
                              .arg(QString::fromStdString(app::describeSettings(*tuned)))
-                             .arg(tuned->predicted_ms, 0, 'f', 1));
+                             .arg(QString::fromStdString(app::describeWarmupPrediction(*tuned))));
     m_showing = false;
 }
 

@@ -559,9 +559,7 @@ private:
 
     static std::string describe(const engine::Schedule& s) {
         if (!s.tuned) return "plan mode: following a unit order of " + std::to_string(s.plan.size()) + " units";
-        char predicted[32];  // as `runs` and `compare` print times: to the microsecond
-        std::snprintf(predicted, sizeof predicted, "%.3f", s.predicted_ms);
-        return "pace tuned itself: " + app::describeSettings(s) + ", predicted " + predicted + " ms/iter";
+        return "pace tuned itself: " + app::describeSettings(s) + ", " + app::describeWarmupPrediction(s);
     }
 
     // The chosen settings go into the run (every rank writes the same), where `runs`, `compare` and replay read them.

@@ -36,6 +36,8 @@ std::vector<std::int64_t> encodeSchedule(const Schedule& s) {
                                 s.plan_order ? 1 : 0,
                                 s.channels,
                                 std::llround(s.predicted_ms * 1000.0),
+                                std::llround(s.predicted_low_ms * 1000.0),
+                                std::llround(s.predicted_high_ms * 1000.0),
                                 static_cast<std::int64_t>(s.policy.fusion_groups.size())};
     for (const auto& g : s.policy.fusion_groups) {
         w.push_back(static_cast<std::int64_t>(g.size()));
@@ -64,7 +66,10 @@ Result<Schedule> decodeSchedule(const std::vector<std::int64_t>& words, const Po
     s.plan_order = r.take() != 0;
     const std::int64_t channels = r.take();
     s.predicted_ms = static_cast<double>(r.take()) / 1000.0;
-    if (r.bad || segment <= 0 || fuseBelow < 0 || channels < 1 || channels > 16)
+    s.predicted_low_ms = static_cast<double>(r.take()) / 1000.0;
+    s.predicted_high_ms = static_cast<double>(r.take()) / 1000.0;
+    if (r.bad || segment <= 0 || fuseBelow < 0 || channels < 1 || channels > 16 || s.predicted_low_ms < 0 ||
+        s.predicted_high_ms < s.predicted_low_ms)
         return Status::error("malformed schedule: bad settings");
     s.policy.segment_bytes = static_cast<std::size_t>(segment);
     s.policy.fuse_below_bytes = static_cast<std::size_t>(fuseBelow);

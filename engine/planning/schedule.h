@@ -23,10 +23,12 @@ struct Schedule {
     std::vector<CommUnit> plan;  // plan order: the unit order of one iteration
     bool tuned = false;          // the settings were chosen by tunePace
     double predicted_ms = 0;     // replay's prediction for these settings
+    // Its band (PredictionBand, from the warm-up's iterations: scheduleFromWarmup), 0 and 0 where there is none.
+    double predicted_low_ms = 0, predicted_high_ms = 0;
 };
 
-// [segment, fuse_below, tuned, plan_order, channels, predicted_us, groups, (size, ids...)..., units, (priority,
-// pieces, (tensor, segment, offset, count)...)...] as int64.
+// [segment, fuse_below, tuned, plan_order, channels, predicted_us, low_us, high_us, groups, (size, ids...)...,
+// units, (priority, pieces, (tensor, segment, offset, count)...)...] as int64.
 std::vector<std::int64_t> encodeSchedule(const Schedule& schedule);
 // `base` supplies the policy's other settings. Fails on a truncated or malformed message.
 Result<Schedule> decodeSchedule(const std::vector<std::int64_t>& words, const PolicyConfig& base);

@@ -2,9 +2,46 @@
 
 #include "engine/replay/replay.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace pacer::engine {
+namespace {
+
+// scheduleFromWarmup's band for `s` (its prediction set), replayed as `run` on `runCost` (the charge the choice
+// added to `fitted` included), where the warm-up ran `observed` (dynamic order) in `warmupMs`.
+PredictionBand warmupBand(const ObservedRun& warmup, const std::vector<int>& settled, const Schedule& s,
+                          const Workload& run, const CostModel& runCost, const CostModel& fitted,
+                          const Workload& observedRun, const PolicyConfig& observed, double warmupMs, bool hostMemory) {
+    Result<ObservedModel> model = modelObservedRun(warmup);
+    if (!model.ok()) return {};
+    const std::vector<IterationEstimate>& estimates =
+        model.value().for_another ? model.value().for_another->iterations : model.value().iterations;
+    const double charge = runCost.alpha_ns - fitted.alpha_ns;  // calibratePerCallCost's, per collective
+    std::vector<IterationEstimate> iterations;
+    for (const IterationEstimate& it : estimates) {
+        if (!settled.empty() && !std::binary_search(settled.begin(), settled.end(), it.iteration)) continue;
+        IterationEstimate as = it;
+        as.workload = asRun(it.workload, s.plan_order, s.channels, hostMemory);
+        as.cost.alpha_ns += charge;
+        for (auto& [bytes, ns] : as.cost.measured) ns += charge;
+        iterations.push_back(std::move(as));
+    }
+    if (iterations.size() < 2) return {};
+    Result<ReplayResult> r = replay(run, runCost, s.policy, WhatIf{}, SimOptions{}, iterations);
+    if (!r.ok()) return {};
+    double residual = 0;  // how far the cost the prediction stands on missed the warm-up's own schedule
+    if (warmupMs > 0)
+        if (Result<ReplayResult> own = replay(observedRun, runCost, observed, WhatIf{}); own.ok())
+            residual = std::abs(own.value().sim.figures.iter_ms - warmupMs) / warmupMs;
+    PredictionBand band = widenedForAnotherSchedule(r.value().band, s.predicted_ms, residual, 0.0);
+    band.low_ms = std::min(band.low_ms, s.predicted_ms);
+    band.high_ms = std::max(band.high_ms, s.predicted_ms);
+    return band;
+}
+
+}  // namespace
 
 bool wantsSelfTune(const TuneRequest& r) {
     // Dynamic order runs one channel: with the order fixed there, the channels are no choice either.
@@ -40,10 +77,11 @@ Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleReq
     s.channels = request.tune.channels;
     Workload run = asRun(workload.value(), s.plan_order, s.channels, request.tune.host_memory);
     CostModel runCost = cost.value();
+    const Result<double> warmupMs = warmupPeriodMs(warmup);
     if (request.self_tune) {
         TuneRequest tune = request.tune;
         tune.observed_policy = request.tune.policy;  // warm-up ran the settings as given, dynamic order
-        if (Result<double> ms = warmupPeriodMs(warmup); ms.ok()) tune.observed_ms = ms.value();
+        if (warmupMs.ok()) tune.observed_ms = warmupMs.value();
         Result<TunedPace> tuned = tunePace(workload.value(), cost.value(), tune);
         if (!tuned.ok()) return tuned.status();
         s.policy = tuned.value().policy;
@@ -56,6 +94,12 @@ Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleReq
     Result<ReplayResult> sim = replay(run, runCost, s.policy, WhatIf{});
     if (!sim.ok()) return sim.status();
     s.predicted_ms = sim.value().sim.figures.iter_ms;
+    const PredictionBand band =
+        warmupBand(warmup, settled, s, run, runCost, cost.value(),
+                   asRun(workload.value(), false, 1, request.tune.host_memory), request.tune.policy,
+                   warmupMs.ok() ? warmupMs.value() : 0.0, request.tune.host_memory);
+    s.predicted_low_ms = band.low_ms;
+    s.predicted_high_ms = band.high_ms;
     if (s.plan_order) {
         s.plan = std::move(sim.value().sim.order);
         if (s.plan.empty()) return Status::error("the simulator produced an empty unit order");

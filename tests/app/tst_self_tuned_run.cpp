@@ -75,9 +75,10 @@ private slots:
         const ProcessResult r = runCli({"capture", "--experiment", experiment, "--out", project_, "--keep-run-dir", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(r.json()["params_match"].toBool(), "final parameters differ between ranks");
-        // Each rank says what it chose, its prediction to the microsecond as `runs` prints times.
-        static const QRegularExpression said(
-            QStringLiteral("pace tuned itself: .+, predicted \\d+\\.\\d{3} ms/iter\n"));
+        // Each rank says what it chose, its prediction to the microsecond as `runs` prints times (three warm-up
+        // iterations settle into too few for a band: aLongerWarmupGivesThePredictionABand).
+        static const QRegularExpression said(QStringLiteral(
+            "pace tuned itself: .+, predicted \\d+\\.\\d{3} ms/iter at warm-up \\((band|too few)[^\n]*\\)\n"));
         QVERIFY2(said.match(QString::fromUtf8(r.err)).hasMatch(), r.err.constData());
 
         auto summary = pacer::profiler::readRunSummary(project_.toStdString(), 0);
@@ -96,6 +97,38 @@ private slots:
         QVERIFY2(text.out.contains("tuned itself:"), text.out.constData());
         const int chosen = tuned.at("tuned_plan_order") == 1 ? static_cast<int>(tuned.at("tuned_channels")) : 1;
         QCOMPARE(commLanesPerRank(project_), (std::vector<int>{chosen, chosen}));
+    }
+
+    // With warm-up iterations enough to settle in several, the tuning's prediction comes with a band (from their
+    // spread, as replay's from a run's iterations) that holds it, recorded in the run and said by each rank and by
+    // `runs`.
+    void aLongerWarmupGivesThePredictionABand() {
+        const QString project = dir_.filePath("banded.pacer");
+        nlohmann::json changes = paceDefaults();
+        changes["warmup_iterations"] = 8;
+        changes["iterations"] = 12;
+        const QString experiment = writeExperiment(dir_, "pace-longer-warmup.json", changes);
+        const ProcessResult r = runCli({"capture", "--experiment", experiment, "--out", project, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        static const QRegularExpression said(
+            QStringLiteral("pace tuned itself: .+, predicted (\\d+\\.\\d{3}) ms/iter at warm-up "
+                           "\\(band (\\d+\\.\\d{3})\\.\\.(\\d+\\.\\d{3})\\)\n"));
+        const QRegularExpressionMatch m = said.match(QString::fromUtf8(r.err));
+        QVERIFY2(m.hasMatch(), r.err.constData());
+        QVERIFY2(m.captured(2).toDouble() <= m.captured(1).toDouble() &&
+                     m.captured(1).toDouble() <= m.captured(3).toDouble() &&
+                     m.captured(2).toDouble() < m.captured(3).toDouble(),
+                 r.err.constData());
+
+        auto summary = pacer::profiler::readRunSummary(project.toStdString(), 0);
+        QVERIFY(summary.ok());
+        const auto tuned = tunedMetrics(summary.value().metrics);
+        QVERIFY(tuned.at("tuned_predicted_low_ms") > 0);
+        QVERIFY(tuned.at("tuned_predicted_low_ms") <= tuned.at("tuned_predicted_ms"));
+        QVERIFY(tuned.at("tuned_predicted_ms") <= tuned.at("tuned_predicted_high_ms"));
+        const ProcessResult text = runCli({"runs", "--project", project});
+        QVERIFY2(text.out.contains(m.captured(0).mid(m.captured(0).indexOf("predicted")).trimmed().toUtf8()),
+                 text.out.constData());
     }
 
     // The channel count is known only after warm-up: the trace has a lane for each channel the run used, not for

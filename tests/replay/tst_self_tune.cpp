@@ -48,6 +48,21 @@ ObservedRun simulatedWarmup() {
     return run;
 }
 
+// The run with time in [from, to) passing `factor` times slower and everything after moved later by the difference:
+// a stretch of it on a machine that slowed down meanwhile, compute and collectives alike.
+ObservedRun dilated(ObservedRun run, Nanos from, Nanos to, double factor) {
+    const auto at = [&](Nanos t) {
+        if (t < from) return t;
+        if (t < to) return from + static_cast<Nanos>(static_cast<double>(t - from) * factor);
+        return t + static_cast<Nanos>(static_cast<double>(to - from) * (factor - 1));
+    };
+    for (ObservedSpan& s : run.spans) {
+        s.start = at(s.start);
+        s.end = at(s.end);
+    }
+    return run;
+}
+
 ScheduleRequest selfTuning() {
     ScheduleRequest request;
     request.tune = paceDefaults(true);
@@ -274,6 +289,34 @@ private slots:
                  qPrintable(QString("%1 ms against %2").arg(fromSettling.value().predicted_ms).arg(steadyMs)));
     }
 
+    // The prediction comes with a band from the settled warm-up iterations' spread, as replay's from a run's
+    // iterations: on a steady warm-up a narrow one around it, and where one settled iteration ran 15% slower (the
+    // machine, not the schedule: every span in it stretched) a wider one that still holds it.
+    void warmupPredictionCarriesABand() {
+        const ObservedRun steady = simulatedWarmup();
+        const ObservedSpan* second = nullptr;
+        for (const ObservedSpan& s : steady.spans)
+            if (s.kind == ObservedSpan::Iteration && s.rank == 0 && s.iteration == 2) second = &s;
+        QVERIFY(second);
+        const ObservedRun noisy = dilated(steady, second->start, second->end, 1.15);
+        QCOMPARE(settledWarmupIterations(noisy), settledWarmupIterations(steady));  // still one of the settled
+
+        auto fromSteady = scheduleFromWarmup(steady, selfTuning());
+        auto fromNoisy = scheduleFromWarmup(noisy, selfTuning());
+        QVERIFY(fromSteady.ok() && fromNoisy.ok());
+        const auto width = [](const Schedule& s) { return (s.predicted_high_ms - s.predicted_low_ms) / s.predicted_ms; };
+        for (const Schedule* s : {&fromSteady.value(), &fromNoisy.value()}) {
+            QVERIFY(s->predicted_low_ms > 0);
+            QVERIFY2(s->predicted_low_ms <= s->predicted_ms && s->predicted_ms <= s->predicted_high_ms,
+                     qPrintable(QString("%1 ms, band %2..%3")
+                                    .arg(s->predicted_ms)
+                                    .arg(s->predicted_low_ms)
+                                    .arg(s->predicted_high_ms)));
+        }
+        QVERIFY2(width(fromSteady.value()) < 0.02, qPrintable(QString::number(width(fromSteady.value()))));
+        QVERIFY2(width(fromNoisy.value()) > 0.05, qPrintable(QString::number(width(fromNoisy.value()))));
+    }
+
     // A run slower than replay predicts for it pays the difference per collective; a faster one changes nothing.
     void calibratesPerCallCostToTheRun() {
         const Workload w = asRun(workloadOf("synthetic"), false, 1, true);
@@ -305,6 +348,8 @@ private slots:
         s.channels = 2;
         s.tuned = true;
         s.predicted_ms = 12.345;
+        s.predicted_low_ms = 10.5;
+        s.predicted_high_ms = 14.25;
         s.plan = {CommUnit{{Piece{3, 0, 0, 100}}, 3}, CommUnit{{Piece{0, 0, 0, 10}, Piece{1, 0, 0, 20}}, 0}};
         PolicyConfig base;
         base.name = "pace";
@@ -319,6 +364,11 @@ private slots:
         QCOMPARE(back.value().channels, 2);
         QVERIFY(back.value().tuned);
         QCOMPARE(back.value().predicted_ms, 12.345);
+        QCOMPARE(back.value().predicted_low_ms, 10.5);
+        QCOMPARE(back.value().predicted_high_ms, 14.25);
+        std::vector<std::int64_t> upsideDown = encodeSchedule(s);
+        std::swap(upsideDown[6], upsideDown[7]);  // a band whose high end lies below its low end
+        QVERIFY(!decodeSchedule(upsideDown, base).ok());
         QCOMPARE(back.value().plan.size(), s.plan.size());
         QCOMPARE(back.value().plan[1].pieces.size(), std::size_t{2});
         QCOMPARE(back.value().plan[1].pieces[1].count, std::size_t{20});

@@ -102,7 +102,8 @@ int runRuns(const Args& args) {
                     r.policy.c_str(), r.backend.c_str(), r.ranks, r.iterations,
                     it == r.metrics.end() ? "-" : std::to_string(it->second).c_str(), forward);
         if (auto tuned = app::tuningFromMetrics(r.metrics, {}))
-            std::printf("%6s  tuned itself: %s\n", "", app::describeSettings(*tuned).c_str());
+            std::printf("%6s  tuned itself: %s, %s\n", "", app::describeSettings(*tuned).c_str(),
+                        app::describeWarmupPrediction(*tuned).c_str());
         if (const std::string stores = app::describeSlotStores(r.metrics); !stores.empty())
             std::printf("%6s  %s\n", "", stores.c_str());
     }

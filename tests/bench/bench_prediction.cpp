@@ -21,7 +21,8 @@
 // Beside them it prints how far two runs of the same policy and cell, in different rounds, lie apart: the noise of
 // this machine that a prediction from one run cannot know of (a perfect predictor would be off by that much); with
 // three rounds or more, the cross error per cell (the median of its rounds' errors, which the goal judges); and
-// how far each self-tuned pace run's own warm-up prediction (what `runs` and `compare` show) lay from the run; and
+// how far each self-tuned pace run's own warm-up prediction (what `runs` and the schedule editor show) lay from the
+// run, and whether the band it came with held the run; and
 // the self-tuned pace run of each round predicting the other policies (what replay of a default capture shows), and
 // the ddp run likewise (a user's DDP job: on 2026-12-04 its predictions were 3-13% too fast at 10 Gb/s); and
 // the cross error once more with each target run's compute speed given: on this machine one rank alone, nothing to
@@ -99,18 +100,20 @@ Prediction predict(const QString& project, const QString& policy, const QStringL
             r["compute_alone_ms"].toDouble(), r["forward_alone_ms"].toDouble(), r["exposed_comm_ms"].toDouble()};
 }
 
-// Three of a run's own figures: what a self-tuned run's warm-up predicted for the settings it chose (`runs` and
-// `compare` show it; 0 when the run did not tune itself), how often per iteration the scheduler took the compute
-// thread's core away (the worker's compute_thread_preemptions, the ranks' mean), and the share of its shared-memory
-// chunks written with streaming stores (high where the host had the ranks' cores apart; -1 without shared memory).
+// Three of a run's own figures: what a self-tuned run's warm-up predicted for the settings it chose and its band
+// (`runs` and the schedule editor show them; 0 when the run did not tune itself, a 0 band where it had none), how
+// often per iteration the scheduler took the compute thread's core away (the worker's compute_thread_preemptions, the
+// ranks' mean), and the share of its shared-memory chunks written with streaming stores (high where the host had the
+// ranks' cores apart; -1 without shared memory).
 struct RunFigures {
-    double warmupPrediction = 0, preemptions = 0, streamingShare = -1;
+    double warmupPrediction = 0, warmupLow = 0, warmupHigh = 0, preemptions = 0, streamingShare = -1;
 };
 RunFigures runFigures(const QString& project) {
     const QJsonArray runs = runCliJson({"runs", "--project", project, "--json"})["runs"].toArray();
     if (runs.isEmpty()) return {};
     const QJsonObject metrics = runs[0].toObject()["metrics"].toObject();
-    return {metrics["tuned_predicted_ms"].toDouble(), metrics["compute_thread_preemptions"].toDouble(),
+    return {metrics["tuned_predicted_ms"].toDouble(), metrics["tuned_predicted_low_ms"].toDouble(),
+            metrics["tuned_predicted_high_ms"].toDouble(), metrics["compute_thread_preemptions"].toDouble(),
             metrics["shm_streaming_share"].toDouble(-1)};
 }
 
@@ -156,6 +159,8 @@ struct Tally {
     // the machine's drift between the captures is set aside, and nothing of the target's schedule is read.
     std::vector<double> crossAtMachineSpeed;
     std::vector<double> warmup;  // self-tuned runs: the warm-up's prediction against the run
+    std::vector<double> warmupWidths;  // and its band's width over the prediction, where it had one
+    int warmupInBand = 0;
     // From another run of the round to each other policy: signed errors and how many fell inside their band.
     // Reported beside the fifo-sourced goals, not judged. Sources: the self-tuned pace run (the default a new user
     // captures) and the ddp run (a user's DDP job, the first thing many capture).
@@ -381,6 +386,10 @@ int main(int argc, char** argv) {
                          figures["fifo"].streamingShare});
                     if (own.warmupPrediction > 0)
                         tally.warmup.push_back(std::abs(own.warmupPrediction - measured) / measured);
+                    if (own.warmupPrediction > 0 && own.warmupHigh > 0) {
+                        tally.warmupWidths.push_back((own.warmupHigh - own.warmupLow) / own.warmupPrediction);
+                        tally.warmupInBand += own.warmupLow <= measured && measured <= own.warmupHigh ? 1 : 0;
+                    }
                     tally.self.push_back(std::abs(selfErr));
                     tally.band(self, measured);
                     if (policy != "fifo") {
@@ -494,9 +503,11 @@ int main(int argc, char** argv) {
                     "over %zu pairs (a prediction from one run inherits that noise)\n",
                     100 * median(gaps), 100 * worst(gaps), gaps.size());
     if (!tally.warmup.empty())
-        std::printf("self-tuned pace: the warm-up's prediction (shown by runs and compare) against the run: median "
-                    "%.1f%%, worst %.1f%% over %zu runs (reported, not a goal)\n", 100 * median(tally.warmup),
-                    100 * worst(tally.warmup), tally.warmup.size());
+        std::printf("self-tuned pace: the warm-up's prediction (shown by runs and the schedule editor) against the "
+                    "run: median %.1f%%, worst %.1f%% over %zu runs; inside its band in %d of %zu (median width %.1f%%) "
+                    "(reported, not a goal)\n", 100 * median(tally.warmup), 100 * worst(tally.warmup),
+                    tally.warmup.size(), tally.warmupInBand, tally.warmupWidths.size(),
+                    100 * median(tally.warmupWidths));
     std::printf("load average after: %s\n", qPrintable(loadAverage()));
     const std::vector<std::string> missed = judge(tally);
     for (const std::string& m : missed) std::printf("goal missed: %s\n", m.c_str());

@@ -504,8 +504,8 @@ int main(int argc, char** argv) {
                     100 * median(gaps), 100 * worst(gaps), gaps.size());
     if (!tally.warmup.empty())
         std::printf("self-tuned pace: the warm-up's prediction (shown by runs and the schedule editor) against the "
-                    "run: median %.1f%%, worst %.1f%% over %zu runs; inside its band in %d of %zu (median width %.1f%%) "
-                    "(reported, not a goal)\n", 100 * median(tally.warmup), 100 * worst(tally.warmup),
+                    "run: median %.1f%%, worst %.1f%% over %zu runs; inside its band in %d of %zu (median width "
+                    "%.1f%%) (reported, not a goal)\n", 100 * median(tally.warmup), 100 * worst(tally.warmup),
                     tally.warmup.size(), tally.warmupInBand, tally.warmupWidths.size(),
                     100 * median(tally.warmupWidths));
     std::printf("load average after: %s\n", qPrintable(loadAverage()));

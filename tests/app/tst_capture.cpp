@@ -57,14 +57,16 @@ private slots:
         QVERIFY(m.at("compute_thread_preemptions") >= 0);
         // The machine's speed as the run found it: the forward pass and a whole step alone, before and after the
         // iterations, on the thread's CPU clock. A step holds a forward, and an iteration's CPU holds a step and the
-        // updates: both figures sit under the compute thread's CPU per iteration, the step at a third of it or more
-        // (0.6 of 1.0 ms on the small MLP; under a build's load the same, where its iterations took 64-134 ms).
+        // updates: both figures sit under the compute thread's CPU per iteration, the step at a tenth of it or more
+        // (0.6 of 1.0 ms on the small MLP; under a build's load the same, where its iterations took 64-134 ms; built
+        // with AddressSanitizer 0.65 of 2.24 ms, the iteration's own code instrumented and OpenBLAS's kernels not), on
+        // the same clock and scale as it.
         const double cpu = m.at("compute_thread_cpu_ms");
         for (const char* when : {"before", "after"}) {
             const std::string forward = "forward_alone_" + std::string(when) + "_ms";
             const std::string step = "step_alone_" + std::string(when) + "_ms";
             QVERIFY2(m.count(forward) && m.count(step), when);
-            QVERIFY2(m.at(forward) > 0 && m.at(forward) < m.at(step) && m.at(step) > cpu / 3 && m.at(step) < 1.5 * cpu,
+            QVERIFY2(m.at(forward) > 0 && m.at(forward) < m.at(step) && m.at(step) > cpu / 10 && m.at(step) < 1.5 * cpu,
                      qPrintable(QString("%1: forward alone %2 ms, step alone %3 ms, compute thread %4 ms per iteration")
                                     .arg(when).arg(m.at(forward)).arg(m.at(step)).arg(cpu)));
         }

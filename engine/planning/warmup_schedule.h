@@ -37,8 +37,9 @@ bool wantsSelfTune(const TuneRequest& request);
 // on a machine that has moved meanwhile, and the spread of so few understates the spread of many. Built as replay's
 // band alone, the band held 17 of 26 self-tuned runs of a grid (the three samples at 1/2.5/10 Gb/s, 3 rounds, this
 // project's 2-core VM, 2026-12-06: g72), at a median width of 12%; the factor that holds 90% of them was 2.5 (2.0
-// held 85%, 3.0 96%). On the next grid, captured with it (g73): 25 of 26, at a median width of 32%. Wide, as a
-// five-iteration warm-up is: a longer warm-up narrows it (more settled iterations, a surer spread).
+// held 85%, 3.0 96%). On the next two grids, captured with it: 25 of 26 at a median width of 32% (g73), 27 of 27 at
+// 59% (g74). Wide, as a five-iteration warm-up on a shared machine is: a longer warm-up narrows it (more settled
+// iterations, a surer spread). The low end stops at 0.
 Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request);
 inline constexpr double kWarmupBandWidening = 2.5;
 

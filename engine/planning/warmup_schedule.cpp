@@ -10,10 +10,12 @@ namespace pacer::engine {
 namespace {
 
 // scheduleFromWarmup's band for `s` (its prediction set), replayed as `run` on `runCost` (the charge the choice
-// added to `fitted` included), where the warm-up ran `observed` (dynamic order) in `warmupMs`.
+// added to `fitted` included). The warm-up ran `warmupWorkload` (the settled iterations' extraction) with the
+// settings as given (`request`), in dynamic order, in `warmupMs`.
 PredictionBand warmupBand(const ObservedRun& warmup, const std::vector<int>& settled, const Schedule& s,
                           const Workload& run, const CostModel& runCost, const CostModel& fitted,
-                          const Workload& observedRun, const PolicyConfig& observed, double warmupMs, bool hostMemory) {
+                          const Workload& warmupWorkload, const ScheduleRequest& request, double warmupMs) {
+    const bool hostMemory = request.tune.host_memory;
     Result<ObservedModel> model = modelObservedRun(warmup);
     if (!model.ok()) return {};
     const std::vector<IterationEstimate>& estimates =
@@ -33,7 +35,9 @@ PredictionBand warmupBand(const ObservedRun& warmup, const std::vector<int>& set
     if (!r.ok()) return {};
     double residual = 0;  // how far the cost the prediction stands on missed the warm-up's own schedule
     if (warmupMs > 0)
-        if (Result<ReplayResult> own = replay(observedRun, runCost, observed, WhatIf{}); own.ok())
+        if (Result<ReplayResult> own =
+                replay(asRun(warmupWorkload, false, 1, hostMemory), runCost, request.tune.policy, WhatIf{});
+            own.ok())
             residual = std::abs(own.value().sim.figures.iter_ms - warmupMs) / warmupMs;
     PredictionBand band = widenedForAnotherSchedule(r.value().band, s.predicted_ms, residual, 0.0);
     band.low_ms = std::max(0.0, s.predicted_ms - kWarmupBandWidening * std::max(0.0, s.predicted_ms - band.low_ms));
@@ -94,10 +98,8 @@ Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleReq
     Result<ReplayResult> sim = replay(run, runCost, s.policy, WhatIf{});
     if (!sim.ok()) return sim.status();
     s.predicted_ms = sim.value().sim.figures.iter_ms;
-    const PredictionBand band =
-        warmupBand(warmup, settled, s, run, runCost, cost.value(),
-                   asRun(workload.value(), false, 1, request.tune.host_memory), request.tune.policy,
-                   warmupMs.ok() ? warmupMs.value() : 0.0, request.tune.host_memory);
+    const PredictionBand band = warmupBand(warmup, settled, s, run, runCost, cost.value(), workload.value(), request,
+                                           warmupMs.ok() ? warmupMs.value() : 0.0);
     s.predicted_low_ms = band.low_ms;
     s.predicted_high_ms = band.high_ms;
     if (s.plan_order) {

@@ -252,10 +252,10 @@ private slots:
         QVERIFY(tuned.predicted_high_ms >= 0 && tuned.predicted_low_ms <= tuned.predicted_ms);
         // A run recorded before predictions had a band shows the prediction alone, with no reason for a band it
         // never had.
-        std::map<std::string, double> recordedBefore;
-        for (const auto& [key, value] : app::tuningMetrics(tuned))
-            if (key.find("_low_") == std::string::npos && key.find("_high_") == std::string::npos)
-                recordedBefore[key] = value;
+        const auto metrics = app::tuningMetrics(tuned);
+        std::map<std::string, double> recordedBefore(metrics.begin(), metrics.end());
+        QCOMPARE(recordedBefore.erase("tuned_predicted_low_ms") + recordedBefore.erase("tuned_predicted_high_ms"),
+                 std::size_t{2});
         const auto before = app::tuningFromMetrics(recordedBefore, tuned.policy);
         QVERIFY(before);
         QCOMPARE(QString::fromStdString(app::describeWarmupPrediction(*before)),

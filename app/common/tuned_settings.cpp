@@ -75,13 +75,13 @@ std::string describeSettings(const engine::Schedule& s) {
     return text;
 }
 
-std::string describeWarmupPrediction(const engine::Schedule& s) {
-    char text[128];  // as `runs` and `compare` print times: to the microsecond
+std::string describeWarmupPrediction(const engine::Schedule& s, const char* range) {
+    char text[160];  // as `runs` and `compare` print times: to the microsecond
     if (s.predicted_high_ms == kBandNotRecorded)
         std::snprintf(text, sizeof text, "predicted %.3f ms/iter at warm-up", s.predicted_ms);
     else if (s.predicted_high_ms > 0)
-        std::snprintf(text, sizeof text, "predicted %.3f ms/iter at warm-up (band %.3f..%.3f)", s.predicted_ms,
-                      s.predicted_low_ms, s.predicted_high_ms);
+        std::snprintf(text, sizeof text, "predicted %.3f ms/iter at warm-up (band %.3f%s%.3f ms)", s.predicted_ms,
+                      s.predicted_low_ms, range, s.predicted_high_ms);
     else
         std::snprintf(text, sizeof text, "predicted %.3f ms/iter at warm-up (too few settled iterations for a band)",
                       s.predicted_ms);

@@ -27,8 +27,9 @@ inline constexpr double kBandNotRecorded = -1;
 // One short line: "plan order, 2 channels, 1 MiB segments, 3 fusion groups" (or "fused below 64 KiB", "no fusion").
 std::string describeSettings(const engine::Schedule& schedule);
 // What the tuning predicted for those settings, with its band where it has one: "predicted 9.855 ms/iter at
-// warm-up (band 8.120..11.604)", or why there is none (nothing where the run did not record one). The worker's
-// line, `runs` and the schedule editor say it alike.
-std::string describeWarmupPrediction(const engine::Schedule& schedule);
+// warm-up (band 8.120..11.604 ms)", or why there is none (nothing where the run did not record one). The worker's
+// line, `runs` and the schedule editor say it alike, each with the range mark its other bands use: ".." where
+// `replay` and `compare` print theirs, " – " in the workbench.
+std::string describeWarmupPrediction(const engine::Schedule& schedule, const char* range = "..");
 
 }  // namespace pacer::app

@@ -209,7 +209,7 @@ void ScheduleEditorDock::showSettings() {
         m_tuned->setText(tr("Run %1 tuned itself: %2, %3. The editor opened with that choice.")
                              .arg(m_editor.input()->runId)
                              .arg(QString::fromStdString(app::describeSettings(*tuned)))
-                             .arg(QString::fromStdString(app::describeWarmupPrediction(*tuned))));
+                             .arg(QString::fromStdString(app::describeWarmupPrediction(*tuned, " – "))));
     m_showing = false;
 }
 

@@ -112,7 +112,7 @@ private slots:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         static const QRegularExpression said(
             QStringLiteral("pace tuned itself: .+, predicted (\\d+\\.\\d{3}) ms/iter at warm-up "
-                           "\\(band (\\d+\\.\\d{3})\\.\\.(\\d+\\.\\d{3})\\)\n"));
+                           "\\(band (\\d+\\.\\d{3})\\.\\.(\\d+\\.\\d{3}) ms\\)\n"));
         const QRegularExpressionMatch m = said.match(QString::fromUtf8(r.err));
         QVERIFY2(m.hasMatch(), r.err.constData());
         QVERIFY2(m.captured(2).toDouble() <= m.captured(1).toDouble() &&

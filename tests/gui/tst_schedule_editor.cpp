@@ -246,9 +246,16 @@ private slots:
         QVERIFY(dock.tunedLabel()->isVisible());
         QVERIFY2(dock.tunedLabel()->text().contains(QString::fromStdString(app::describeSettings(tuned))),
                  qPrintable(dock.tunedLabel()->text()));
-        // With its prediction and the prediction's band (or why it has none).
-        QVERIFY2(dock.tunedLabel()->text().contains(QString::fromStdString(app::describeWarmupPrediction(tuned))),
+        // With its prediction and the prediction's band (or why it has none), the band written as the dock writes
+        // the replay's: "band 4.360 – 16.718 ms".
+        QVERIFY2(dock.tunedLabel()->text().contains(
+                     QString::fromStdString(app::describeWarmupPrediction(tuned, " – "))),
                  qPrintable(dock.tunedLabel()->text()));
+        if (tuned.predicted_high_ms > 0) {
+            static const QRegularExpression asTheReplays(
+                QStringLiteral("\\(band \\d+\\.\\d{3} – \\d+\\.\\d{3} ms\\)"));
+            QVERIFY2(dock.tunedLabel()->text().contains(asTheReplays), qPrintable(dock.tunedLabel()->text()));
+        }
         QVERIFY(tuned.predicted_high_ms >= 0 && tuned.predicted_low_ms <= tuned.predicted_ms);
         // A run recorded before predictions had a band shows the prediction alone, with no reason for a band it
         // never had.

@@ -40,8 +40,9 @@ PredictionBand warmupBand(const ObservedRun& warmup, const std::vector<int>& set
             own.ok())
             residual = std::abs(own.value().sim.figures.iter_ms - warmupMs) / warmupMs;
     PredictionBand band = widenedForAnotherSchedule(r.value().band, s.predicted_ms, residual, 0.0);
-    band.low_ms = std::max(0.0, s.predicted_ms - kWarmupBandWidening * std::max(0.0, s.predicted_ms - band.low_ms));
-    band.high_ms = s.predicted_ms + kWarmupBandWidening * std::max(0.0, band.high_ms - s.predicted_ms);
+    const double margin = kWarmupBandMargin * s.predicted_ms;
+    band.low_ms = std::max(0.0, std::min(band.low_ms, s.predicted_ms) - margin);
+    band.high_ms = std::max(band.high_ms, s.predicted_ms) + margin;
     return band;
 }
 

@@ -6,6 +6,16 @@
 #include <cmath>
 
 namespace pacer::cli {
+namespace {
+
+// 0.001 and 10000 as a user writes them (std::to_string gives "0.001000" and "10000.000000").
+std::string shortest(double x) {
+    char text[32];
+    const auto [end, ec] = std::to_chars(text, text + sizeof text, x);
+    return ec == std::errc() ? std::string(text, end) : std::to_string(x);
+}
+
+}  // namespace
 
 Args Args::parse(const std::vector<std::string>& argv, const OptionSpec& spec) {
     Args a;
@@ -68,8 +78,8 @@ std::optional<double> Args::number(const std::string& name, double min, double m
     double out = 0;
     auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
     if (ec != std::errc() || ptr != v->data() + v->size() || !std::isfinite(out) || out < min || out > max)
-        throw usageError("--" + name + " must be a number from " + std::to_string(min) + " to " + std::to_string(max) +
-                         ", got '" + *v + "'");
+        throw usageError("--" + name + " must be a number from " + shortest(min) + " to " + shortest(max) + ", got '" +
+                         *v + "'");
     return out;
 }
 

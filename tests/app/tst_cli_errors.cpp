@@ -102,6 +102,9 @@ private slots:
                                                             dir_.filePath("i.pacer")} << "does-not-exist.pacer";
         QTest::newRow("import unknown format") << QStringList{"import", "--format", "pcap", text, "--out",
                                                               dir_.filePath("i.pacer")} << "pcap";
+        // A number's bounds as a user writes them ("from 0.001 to 1000", not "0.001000 to 1000.000000").
+        QTest::newRow("compute speed 0") << QStringList{"replay", "--model", "resnet50", "--policy", "pace",
+                                                        "--compute-speed", "0"} << "from 0.001 to 1000, got '0'";
         QTest::newRow("sweep without a range") << QStringList{"sweep", "--model", "resnet50", "--policy", "pace"}
                                                << "range";
         // Experiments that could only run wrongly or fail: refused before any worker starts (no run directory).

@@ -96,11 +96,12 @@ int runRuns(const Args& args) {
     for (const profiler::RunSummary& r : runs.value()) {
         auto it = r.metrics.find("iter_ms");
         const double forwardAlone = app::aloneFigureMs(r.metrics, "forward_alone");
-        char forward[32] = "-";
+        char iteration[32] = "-", forward[32] = "-";  // to the microsecond, as `compare` prints times
+        if (it != r.metrics.end()) std::snprintf(iteration, sizeof iteration, "%.3f", it->second);
         if (forwardAlone > 0) std::snprintf(forward, sizeof forward, "%.3f", forwardAlone);
         std::printf("%6lld  %-28s %-14s %-8s %5d %6d %10s %14s\n", static_cast<long long>(r.run_id), r.label.c_str(),
                     r.policy.c_str(), r.backend.c_str(), r.ranks, r.iterations,
-                    it == r.metrics.end() ? "-" : std::to_string(it->second).c_str(), forward);
+                    iteration, forward);
         if (auto tuned = app::tuningFromMetrics(r.metrics, {}))
             std::printf("%6s  tuned itself: %s, %s\n", "", app::describeSettings(*tuned).c_str(),
                         app::describeWarmupPrediction(*tuned).c_str());

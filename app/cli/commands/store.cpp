@@ -100,8 +100,7 @@ int runRuns(const Args& args) {
         if (it != r.metrics.end()) std::snprintf(iteration, sizeof iteration, "%.3f", it->second);
         if (forwardAlone > 0) std::snprintf(forward, sizeof forward, "%.3f", forwardAlone);
         std::printf("%6lld  %-28s %-14s %-8s %5d %6d %10s %14s\n", static_cast<long long>(r.run_id), r.label.c_str(),
-                    r.policy.c_str(), r.backend.c_str(), r.ranks, r.iterations,
-                    iteration, forward);
+                    r.policy.c_str(), r.backend.c_str(), r.ranks, r.iterations, iteration, forward);
         if (auto tuned = app::tuningFromMetrics(r.metrics, {}))
             std::printf("%6s  tuned itself: %s, %s\n", "", app::describeSettings(*tuned).c_str(),
                         app::describeWarmupPrediction(*tuned).c_str());

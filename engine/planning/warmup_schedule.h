@@ -39,9 +39,9 @@ bool wantsSelfTune(const TuneRequest& request);
 // steady as often as by much where it was not, which scaling the band (2.5 times as wide: 96% at a median width of
 // 38%) pays for with the widest bands. A margin of 5% each side held 96% at a median width of 25% (at least 92% on
 // each grid), about the machine's drift between runs (one policy's runs of a cell in different rounds differed by
-// 2.9-4.2% in the median on those grids). On the next grid, captured with it (g81): 26 of 27 at 21%. Wide, as a
-// five-iteration warm-up on a shared machine is: a longer warm-up narrows it (more settled iterations, a surer
-// spread). The low end stops at 0.
+// 2.9-4.2% in the median on those grids). On the next two grids, captured with it (g81, g82): 26 of 27 at 21% and
+// 27 of 27 at 24%. Wide, as a five-iteration warm-up on a shared machine is: a longer warm-up narrows it (more
+// settled iterations, a surer spread). The low end stops at 0.
 Result<Schedule> scheduleFromWarmup(const ObservedRun& warmup, const ScheduleRequest& request);
 inline constexpr double kWarmupBandMargin = 0.05;
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pacer::testing {
@@ -42,16 +43,25 @@ inline std::string writeCompareProject(const std::string& project, const std::ve
     return {};
 }
 
+// Sets rank 0's metrics of run `runId` (a figure the worker records, which an imported trace does not carry),
+// replacing any it had. Returns an error message, empty on success.
+inline std::string setRunMetrics(const std::string& project, std::int64_t runId,
+                                 const std::vector<std::pair<std::string, double>>& metrics) {
+    auto db = profiler::sql::Db::open(project, profiler::sql::Db::Mode::ReadWrite);
+    if (!db.ok()) return db.status().message();
+    for (const auto& [key, value] : metrics) {
+        const profiler::Status st =
+            (*db)->exec("INSERT OR REPLACE INTO run_metrics(run_id, rank, key, value) VALUES (" +
+                        std::to_string(runId) + ", 0, '" + key + "', " + std::to_string(value) + ")");
+        if (!st.ok()) return st.message();
+    }
+    return {};
+}
+
 // Gives run `runId` the worker's two forward-alone figures (before and after its iterations), as rank 0's.
 // Returns an error message, empty on success.
 inline std::string setForwardAloneMs(const std::string& project, std::int64_t runId, double before, double after) {
-    auto db = profiler::sql::Db::open(project, profiler::sql::Db::Mode::ReadWrite);
-    if (!db.ok()) return db.status().message();
-    const std::string run = std::to_string(runId);
-    const profiler::Status st = (*db)->exec(
-        "INSERT INTO run_metrics(run_id, rank, key, value) VALUES (" + run + ", 0, 'forward_alone_before_ms', " +
-        std::to_string(before) + "), (" + run + ", 0, 'forward_alone_after_ms', " + std::to_string(after) + ")");
-    return st.ok() ? std::string() : st.message();
+    return setRunMetrics(project, runId, {{"forward_alone_before_ms", before}, {"forward_alone_after_ms", after}});
 }
 
 // Two runs of experiment "small" that found the machine at different speeds: forward figures of `first` and `second`

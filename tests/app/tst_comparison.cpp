@@ -365,12 +365,8 @@ private slots:
         const QByteArray second = secondRunMs > 0 ? QByteArray::number(secondRunMs, 'f', 3) : QByteArray("-");
         QVERIFY2(lines[2].trimmed().endsWith(" " + second), runs.out.constData());
         // A run's time to the microsecond, as `compare` prints times.
-        {
-            auto db = profiler::sql::Db::open(project, profiler::sql::Db::Mode::ReadWrite);
-            QVERIFY(db.ok());
-            QVERIFY((*db)->exec("INSERT OR REPLACE INTO run_metrics(run_id, rank, key, value) "
-                                "VALUES (1, 0, 'iter_ms', 12.3456789)").ok());
-        }
+        const std::string timeSet = pacer::testing::setRunMetrics(project, 1, {{"iter_ms", 12.3456789}});
+        QVERIFY2(timeSet.empty(), timeSet.c_str());
         const auto timed = runCli({"runs", "--project", file});
         QVERIFY2(timed.exitCode == 0 && timed.out.split('\n')[1].contains(" 12.346 "), timed.out.constData());
     }

@@ -205,11 +205,13 @@ void ScheduleEditorDock::showSettings() {
     m_run->setEnabled(haveInput && !m_editor.input()->experimentJson.empty());
     const std::optional<engine::Schedule>& tuned = haveInput ? m_editor.input()->tuned : std::nullopt;
     m_tuned->setVisible(tuned.has_value());
+    // The band's dash joined to its figures (no-break spaces, a word joiner after it, where a line may otherwise
+    // break): the label wraps, and a range split over two lines reads as two figures.
     if (tuned)
         m_tuned->setText(tr("Run %1 tuned itself: %2, %3. The editor opened with that choice.")
                              .arg(m_editor.input()->runId)
                              .arg(QString::fromStdString(app::describeSettings(*tuned)))
-                             .arg(QString::fromStdString(app::describeWarmupPrediction(*tuned, " – "))));
+                             .arg(QString::fromStdString(app::describeWarmupPrediction(*tuned, "\u00a0–\u2060\u00a0"))));
     m_showing = false;
 }
 

@@ -247,13 +247,13 @@ private slots:
         QVERIFY2(dock.tunedLabel()->text().contains(QString::fromStdString(app::describeSettings(tuned))),
                  qPrintable(dock.tunedLabel()->text()));
         // With its prediction and the prediction's band (or why it has none), the band written as the dock writes
-        // the replay's: "band 4.360 – 16.718 ms".
+        // the replay's: "band 4.360 – 16.718 ms", kept on one line.
         QVERIFY2(dock.tunedLabel()->text().contains(
-                     QString::fromStdString(app::describeWarmupPrediction(tuned, " – "))),
+                     QString::fromStdString(app::describeWarmupPrediction(tuned, "\u00a0–\u2060\u00a0"))),
                  qPrintable(dock.tunedLabel()->text()));
         if (tuned.predicted_high_ms > 0) {
             static const QRegularExpression asTheReplays(
-                QStringLiteral("\\(band \\d+\\.\\d{3} – \\d+\\.\\d{3} ms\\)"));
+                QStringLiteral("\\(band \\d+\\.\\d{3}\\x{00a0}–\\x{2060}\\x{00a0}\\d+\\.\\d{3} ms\\)"));
             QVERIFY2(dock.tunedLabel()->text().contains(asTheReplays), qPrintable(dock.tunedLabel()->text()));
         }
         QVERIFY(tuned.predicted_high_ms >= 0 && tuned.predicted_low_ms <= tuned.predicted_ms);

@@ -207,11 +207,12 @@ void ScheduleEditorDock::showSettings() {
     m_tuned->setVisible(tuned.has_value());
     // The band's dash joined to its figures (no-break spaces, a word joiner after it, where a line may otherwise
     // break): the label wraps, and a range split over two lines reads as two figures.
+    static constexpr const char* kJoinedRange = "\u00a0–\u2060\u00a0";
     if (tuned)
         m_tuned->setText(tr("Run %1 tuned itself: %2, %3. The editor opened with that choice.")
                              .arg(m_editor.input()->runId)
                              .arg(QString::fromStdString(app::describeSettings(*tuned)))
-                             .arg(QString::fromStdString(app::describeWarmupPrediction(*tuned, "\u00a0–\u2060\u00a0"))));
+                             .arg(QString::fromStdString(app::describeWarmupPrediction(*tuned, kJoinedRange))));
     m_showing = false;
 }
 

@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
         columns.push_back({"pytorch ddp", {"ddp"}});
         if (!quick) columns.push_back({"pytorch no_sync", {"no_sync"}});
     }
-    // Every policy in the default engine settings (dynamic order, one unit in flight), and pace also in plan
-    // order with 2 channels, on each transport.
+    // Every policy at its defaults (the baselines in dynamic order, one unit in flight; pace choosing its segments,
+    // fusion, order and channels after warm-up), and pace also in plan order with 2 channels, on each transport.
     for (const QString& transport : transports) {
         for (const QString& policy : policies)
             columns.push_back({QString("pacer %1 %2").arg(transport, policy), {"--policy", policy, "--transport", transport}});

@@ -40,6 +40,11 @@ public:
     virtual Nanos wakeTime() const { return kNever; }
     // DDP keeps its optimizer barrier: no parameter is updated before every tensor is reduced.
     virtual bool updateWaitsForAll() const { return false; }
+    // PACE's aim is the next forward's wait: on CPU ranks, while a layer's forward waits for its reduction, the
+    // compute thread applies the updates of later layers whose reductions are done (app/worker/training_run.cpp,
+    // Workload::updates_fill_waits). The baselines keep each layer's update just before its forward, after its wait,
+    // as ByteScheduler's and Horovod's per-layer hooks do.
+    virtual bool updatesFillWaits() const { return false; }
     // The most elements one unit can hold, so that the runtime can set up the buffer it packs units into before
     // the first iteration instead of page-faulting it in during a measured one; 0 = cannot say.
     virtual std::size_t largestUnitElements() const { return 0; }

@@ -235,6 +235,30 @@ Status Runtime::waitReduced(int tensor) {
     return Status::success();
 }
 
+bool Runtime::isReduced(int tensor) const {
+    std::lock_guard lock(mutex_);
+    if (tensor < 0 || tensor >= static_cast<int>(tensors_.size())) return false;
+    return reducedGen_[tensor] >= readyGen_[tensor];
+}
+
+Status Runtime::waitReducedOrAny(int tensor, std::span<const int> others) {
+    std::unique_lock lock(mutex_);
+    const auto exists = [&](int t) { return t >= 0 && t < static_cast<int>(tensors_.size()); };
+    if (!exists(tensor) || !std::all_of(others.begin(), others.end(), exists))
+        return Status::error("waitReducedOrAny: a tensor does not exist");
+    const auto reduced = [&](int t) { return reducedGen_[t] >= readyGen_[t]; };
+    const bool done = reduced_.wait_for(lock, options_.timeout + kCommDiagnosisGrace, [&] {
+        return !error_.ok() || reduced(tensor) || std::any_of(others.begin(), others.end(), reduced);
+    });
+    if (!error_.ok()) return error_;
+    if (!done)
+        return Status::error("rank " + std::to_string(transport_.rank()) + ": tensor " + std::to_string(tensor) +
+                             " was not reduced within " +
+                             std::to_string((options_.timeout + kCommDiagnosisGrace) / std::chrono::milliseconds(1)) +
+                             " ms");
+    return Status::success();
+}
+
 Status Runtime::waitAll() {
     std::unique_lock lock(mutex_);
     const int gen = begun_;

@@ -75,6 +75,12 @@ public:
     // Blocks until the gradient last announced for `tensor` is fully reduced (under ddp: until its whole
     // iteration is), or the timeout, or an error.
     Status waitReduced(int tensor);
+    // Whether the gradient last announced for `tensor` is fully reduced (false for a tensor that does not exist).
+    bool isReduced(int tensor) const;
+    // Blocks until the gradient last announced for `tensor` or for one of `others` is fully reduced, or the timeout,
+    // or an error: a compute thread with other work that a reduction makes ready (the worker's updates) takes up
+    // whichever comes first. Not under ddp, whose updates wait for the whole iteration.
+    Status waitReducedOrAny(int tensor, std::span<const int> others);
     // Blocks until every tensor of the last begun iteration is reduced.
     Status waitAll();
     // The first error, or ok.

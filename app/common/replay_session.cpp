@@ -43,7 +43,8 @@ int firstPlanIteration(const nlohmann::json& experiment) { return warmupIteratio
 // readiness with the unit it is reducing (the flags ride on that collective), one decision late; plan order, GPU
 // runs and imported traces decide on fresh readiness. Plan order on CPU ranks keeps the experiment's channels in
 // flight after warm-up; everything else runs one. A pace that tuned itself ran the order and channels it chose.
-// On busy CPU ranks each collective's CPU came out of compute, as the run's metrics say.
+// On busy CPU ranks each collective's CPU came out of compute, as the run's metrics say, and whether the worker
+// applied ready updates while it waited.
 void describeEngine(const profiler::RunSummary& run, const nlohmann::json& experiment,
                     const std::optional<engine::Schedule>& tuned, engine::ObservedRun& observed) {
     observed.readiness_rides_on_units = false;
@@ -57,6 +58,7 @@ void describeEngine(const profiler::RunSummary& run, const nlohmann::json& exper
     };
     observed.comm_cpu = {metric("comm_cpu_alpha_ns"), metric("comm_cpu_ns_per_byte"), metric("comm_cpu_round_ns")};
     observed.startup_collective_bytes = static_cast<std::size_t>(metric("comm_cpu_startup_bytes"));
+    observed.updates_fill_waits = metric("updates_fill_waits") > 0;
     if (!experiment.is_object()) return;
     const bool planOrder = ranInPlanOrder(experiment, tuned);
     observed.readiness_rides_on_units = engine::readinessRidesOnUnits(planOrder, true);

@@ -36,7 +36,7 @@ std::unique_ptr<Policy> makePacePolicy(const PolicyConfig& config, const std::ve
         }
         items.push_back(std::move(fused));
     }
-    return std::make_unique<PriorityItemsPolicy>("pace", tensors, std::move(items), 1);
+    return std::make_unique<PriorityItemsPolicy>("pace", tensors, std::move(items), 1, /*fillWaits=*/true);
 }
 
 }  // namespace pacer::engine

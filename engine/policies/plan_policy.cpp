@@ -16,6 +16,7 @@ public:
 
     std::string_view name() const override { return from_->name(); }
     bool updateWaitsForAll() const override { return from_->updateWaitsForAll(); }
+    bool updatesFillWaits() const override { return from_->updatesFillWaits(); }
     std::size_t largestUnitElements() const override { return largest_; }
 
     // The next unit of the plan once every tensor it reduces is ready; nothing before it, however much else is.

@@ -13,9 +13,9 @@ PriorityItem segmentedItem(const TensorInfo& tensor, std::size_t segmentBytes, i
 }
 
 PriorityItemsPolicy::PriorityItemsPolicy(std::string name, std::vector<TensorInfo> tensors,
-                                         std::vector<PriorityItem> items, int itemsPerUnit)
+                                         std::vector<PriorityItem> items, int itemsPerUnit, bool fillWaits)
     : TrackingPolicy(std::move(tensors)), name_(std::move(name)), items_(std::move(items)),
-      itemsPerUnit_(std::max(1, itemsPerUnit)) {
+      itemsPerUnit_(std::max(1, itemsPerUnit)), fillWaits_(fillWaits) {
     itemsOfTensor_.resize(this->tensors().size());
     for (std::size_t i = 0; i < items_.size(); ++i) {
         for (int t : items_[i].waitsFor) itemsOfTensor_[t].push_back(static_cast<int>(i));

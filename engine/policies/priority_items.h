@@ -27,11 +27,13 @@ PriorityItem segmentedItem(const TensorInfo& tensor, std::size_t segmentBytes, i
 
 class PriorityItemsPolicy : public TrackingPolicy {
 public:
-    // itemsPerUnit > 1 packs that many ready segments or groups into one unit (ByteScheduler's credit window).
+    // itemsPerUnit > 1 packs that many ready segments or groups into one unit (ByteScheduler's credit window);
+    // fillWaits: Policy::updatesFillWaits (pace).
     PriorityItemsPolicy(std::string name, std::vector<TensorInfo> tensors, std::vector<PriorityItem> items,
-                        int itemsPerUnit);
+                        int itemsPerUnit, bool fillWaits = false);
 
     std::string_view name() const override { return name_; }
+    bool updatesFillWaits() const override { return fillWaits_; }
     std::optional<CommUnit> next(Nanos now) override;
     std::size_t largestUnitElements() const override;
     std::size_t unitsFollowing() const override;
@@ -48,6 +50,7 @@ private:
     std::string name_;
     std::vector<PriorityItem> items_;
     int itemsPerUnit_;
+    bool fillWaits_;
     std::vector<std::vector<int>> itemsOfTensor_;  // items that wait for each tensor
     std::vector<int> missing_;                     // per item: tensors not ready yet
     std::vector<std::size_t> sent_;                // per segmented item: segments handed out this iteration

@@ -369,6 +369,7 @@ Result<Extraction> extractWorkloadWith(const ObservedRun& run, const std::vector
     w.tick_anchor_lead_ns = static_cast<Nanos>(std::llround(tick.anchor_lead_ns));
     w.release_gap_ns = static_cast<Nanos>(std::llround(releaseGap(run, counts)));
     w.readiness_rides_on_units = run.readiness_rides_on_units;
+    w.updates_fill_waits = run.updates_fill_waits;
     w.channels = run.channels;
     w.comm_cpu = commCpu;
 
@@ -563,6 +564,7 @@ ObservedRun toObservedRun(const Workload& workload, const SimResult& sim, const 
     run.ranks = workload.ranks;
     run.policy = policy;
     run.readiness_rides_on_units = workload.readiness_rides_on_units;
+    run.updates_fill_waits = workload.updates_fill_waits;
     run.channels = workload.channels;
     run.comm_cpu = workload.comm_cpu;  // the simulated compute includes what the collectives took
     for (const LayerTimes& l : workload.layers) run.layerNames.push_back(l.name);

@@ -56,6 +56,9 @@ struct ObservedRun {
     // with stand-alone rounds the run never measured (fitCostModel prices them). False for GPU runs.
     bool host_memory = true;
     int channels = 1;  // units the runtime kept in flight at once (plan mode's channels)
+    // The worker fills a forward's wait with ready updates where the policy asks (Workload::updates_fill_waits): CPU
+    // runs stored from 2026-12-06 on (the metric updates_fill_waits), and the worker's own warm-up on CPU ranks.
+    bool updates_fill_waits = false;
     // What a collective took from compute, for a run whose spans do not carry `cpu` (a stored run keeps the fit in
     // its metrics). Spans that carry it win.
     CommCpu comm_cpu;

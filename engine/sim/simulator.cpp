@@ -262,6 +262,10 @@ double lowerBoundMs(const Workload& w, const CostModel& cost) {
     // The tail after backward (Workload::tail_ns) runs while that reduction is on the wire, too.
     double slack = static_cast<double>(w.tail_ns), bytesJ = 0;
     for (int l = 0; l < j; ++l) slack += static_cast<double>(w.layers[l].forward + w.layers[l].backward);
+    // Where updates fill the waits (Workload::updates_fill_waits), the other layers' updates can run then too.
+    if (w.updates_fill_waits)
+        for (const TensorInfo& t : w.tensors)
+            if (t.layer != j) slack += static_cast<double>(w.updateNanos(t.elements));
     for (const TensorInfo& t : w.tensors)
         if (t.layer == j) bytesJ += static_cast<double>(t.bytes());
     // Half a nanosecond per tensor allows for the per-unit rounding of CostModel::at.
@@ -368,9 +372,49 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     std::size_t lastIterationFirstUnit = 0;
     CpuTakenByComm taken(w.comm_cpu, numLayers + 1);  // what collectives take from compute (Workload::comm_cpu)
 
+    // The updates of iteration k-1 applied ahead of their layers' forwards, to fill a wait (Workload::
+    // updates_fill_waits); reset as each iteration's forward begins.
+    std::vector<bool> updatedEarly(numLayers, false);
+    // The compute stream at `t` blocks until layer m's last reduction, woken resume_ns after it; the wait is drawn on
+    // `layer`, whose forward it holds up.
+    auto waitFor = [&](int k, int layer, int m, Nanos& t) {
+        if (lastRelease) releasing.emplace(lastRelease->first, t - lastRelease->second);
+        lastRelease = {layerReducedBy[m], layerReduced[m]};
+        emitCompute(SimEvent::Wait, k, layer, t, layerReduced[m] + w.resume_ns);
+        t = layerReduced[m] + w.resume_ns;
+    };
+    // Before layer l's forward waits for its reduction, the updates of iteration k-1 that are ready for the layers
+    // after it run, nearest first; where none is ready but one will be before l's, the stream waits for that one.
+    // Untraced (where the next iteration would begin): no events, the updates' time still counted as compute.
+    const bool fills = w.updates_fill_waits && policy.updatesFillWaits() && !barrier;
+    auto fillWait = [&](int k, int l, Nanos& t, bool traced) {
+        if (!fills) return;
+        while (layerReduced[l] > t) {
+            int next = -1, soonest = -1;
+            for (int m = l + 1; m < numLayers && next < 0; ++m) {
+                if (updatedEarly[m] || index.update[m] <= 0) continue;
+                if (layerReduced[m] <= t) next = m;
+                else if (layerReduced[m] < layerReduced[l] && (soonest < 0 || layerReduced[m] < layerReduced[soonest]))
+                    soonest = m;
+            }
+            if (next < 0 && soonest < 0) return;  // nothing comes before l's reduction: wait for it
+            if (next < 0) {
+                if (traced) waitFor(k, l, soonest, t);
+                else t = layerReduced[soonest] + w.resume_ns;
+                continue;
+            }
+            const Nanos d = taken.stretch(t, index.update[next]);
+            if (traced) emitCompute(SimEvent::Update, k - 1, next, t, t + d);
+            else computeBusy.emplace_back(t, t + d);
+            t += d;
+            updatedEarly[next] = true;
+        }
+    };
+
     for (int k = 0; k < iterations; ++k) {
         // ---- forward (with the previous iteration's updates in front of the layers they feed) ----
         Nanos t = computeFree;
+        std::fill(updatedEarly.begin(), updatedEarly.end(), false);
         if (k > 0 && barrier) {
             if (allReduced > t) {
                 emitCompute(SimEvent::Wait, k, 0, t, allReduced + w.resume_ns);
@@ -386,14 +430,10 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
         }
         for (int l = 0; l < numLayers; ++l) {
             if (k > 0 && !barrier) {
-                if (layerReduced[l] > t) {
-                    if (lastRelease) releasing.emplace(lastRelease->first, t - lastRelease->second);
-                    lastRelease = {layerReducedBy[l], layerReduced[l]};
-                    emitCompute(SimEvent::Wait, k, l, t, layerReduced[l] + w.resume_ns);
-                    t = layerReduced[l] + w.resume_ns;
-                }
+                fillWait(k, l, t, true);
+                if (layerReduced[l] > t) waitFor(k, l, l, t);
                 if (l == 0) result.iteration_starts.push_back(t);
-                if (index.update[l] > 0) {
+                if (index.update[l] > 0 && !updatedEarly[l]) {
                     const Nanos d = taken.stretch(t, index.update[l]);
                     emitCompute(SimEvent::Update, k - 1, l, t, t + d);
                     t += d;
@@ -636,6 +676,8 @@ Result<SimResult> simulate(const Workload& w, Policy& policy, const CostModel& c
     // Where iteration `iterations` would begin: the same rule as every other start.
     {
         Nanos t = computeFree;
+        std::fill(updatedEarly.begin(), updatedEarly.end(), false);
+        fillWait(iterations, 0, t, false);
         const Nanos needed = barrier ? allReduced : layerReduced[0];
         if (needed > t) t = needed + w.resume_ns;
         result.iteration_starts.push_back(t);

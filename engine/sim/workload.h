@@ -105,6 +105,12 @@ struct Workload {
     // own collective, sampled when the unit starts: a gradient that becomes ready during a unit is heard one
     // decision later than with a round before every decision (engine/runtime.h).
     bool readiness_rides_on_units = false;  // set through readinessRidesOnUnits()
+    // The worker that made the run, on CPU ranks, fills a forward's wait with ready updates under a policy that asks
+    // for it (Policy::updatesFillWaits: pace): the compute thread that must wait for a layer's reduction applies
+    // meanwhile the updates of the later layers whose reductions are done, nearest first, and waits only when none
+    // is (app/worker/training_run.cpp). Off, or under any other policy: each layer's update runs just before its
+    // forward, after its wait (GPU runs, profiles, runs stored before 2026-12-06).
+    bool updates_fill_waits = false;
     // Units in flight at once (the runtime's channels in plan mode): unit k of an iteration goes on channel
     // k mod channels; the channels share one link, so a unit's bytes follow those issued before it, while the
     // fixed part of its cost (CostModel::at minus its bytes' share) overlaps with the others.

@@ -167,6 +167,52 @@ private slots:
                  qPrintable(QString::number(replayed)));
     }
 
+    // Under pace a forward that would wait for its layer's reduction first applies the later layers' ready updates
+    // (engine::Policy::updatesFillWaits), so in some iteration a later layer is updated before the first one; fifo
+    // keeps each update just before its layer's forward, in layer order, every time. At 1 Gb/s the first layer's
+    // reduction comes last and late in every iteration. Both runs record that their worker fills where asked.
+    void paceFillsItsWaitsWithReadyUpdates_data() {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<bool>("reordered");
+        QTest::newRow("pace") << "pace" << true;
+        QTest::newRow("fifo") << "fifo" << false;
+    }
+    void paceFillsItsWaitsWithReadyUpdates() {
+        QFETCH(QString, policy);
+        QFETCH(bool, reordered);
+        const QString project = dir_.filePath("fills-" + policy + ".pacer");
+        const ProcessResult r = runCli({"capture", "--experiment", samplePath("experiments/mlp-2rank.json"), "--out",
+                                        project, "--iterations", "12", "--policy", policy, "--order", "dynamic",
+                                        "--link-gbps", "1", "--json"});
+        QVERIFY2(r.finished && r.exitCode == 0, r.err.constData());
+        QVERIFY(r.json()["params_match"].toBool());
+        const auto kept = pacer::profiler::readRunSummary(project.toStdString(), r.json()["run_id"].toInteger());
+        QVERIFY(kept.ok());
+        QCOMPARE(kept.value().metrics.at("updates_fill_waits"), 1.0);
+        auto trace = pacer::profiler::readRun(project.toStdString(), r.json()["run_id"].toInteger());
+        QVERIFY(trace.ok());
+        const pacer::profiler::RunTrace& t = trace.value();
+        std::map<int, int> rankOfTrack, layerOfTensor;
+        for (const auto& track : t.tracks) rankOfTrack[track.id] = track.rank;
+        for (const auto& tensor : t.tensors) layerOfTensor[tensor.id] = tensor.layer;
+        // Per (rank, iteration of the gradients): the layers in the order their updates started.
+        std::map<std::pair<int, int>, std::vector<std::pair<std::int64_t, int>>> updates;
+        for (const auto& e : t.events)
+            if (e.kind == EventKind::Optimizer && e.tensor >= 0)
+                updates[{rankOfTrack.at(e.track), e.iteration}].push_back({e.start, layerOfTensor.at(e.tensor)});
+        QVERIFY(!updates.empty());
+        int outOfOrder = 0;
+        for (auto& [key, started] : updates) {
+            std::sort(started.begin(), started.end());
+            outOfOrder += std::is_sorted(started.begin(), started.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; })
+                              ? 0
+                              : 1;
+        }
+        if (reordered) QVERIFY2(outOfOrder > 0, "no iteration updated a later layer first");
+        else QCOMPARE(outOfOrder, 0);
+    }
+
     // Plan order with 2 channels: after warm-up the units alternate between two comm lanes per rank, and each
     // tensor is still reduced once per iteration (fifo: whole tensors), on one lane or the other.
     void channelsGetLanesOfTheirOwn() {

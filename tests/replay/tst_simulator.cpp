@@ -292,6 +292,46 @@ private slots:
     // The tail after backward (the next batch) delays the next forward, not the gradients: with 100 ns of tail the
     // hand-computed case above keeps its reductions (the link is the bottleneck) and its period of 1300 ns; with
     // 800 ns the compute stream is: 600 + 800 = 1400.
+    // Where the worker fills a wait with ready updates (Workload::updates_fill_waits), pace does and the baselines
+    // do not (Policy::updatesFillWaits). twoLayers with 300 ns of update a layer, no fusion: l1.w is reduced
+    // 400-850 and l0.w 850-1300 in the first iteration, as in handComputedTwoLayers. Each layer's update before its
+    // forward: layer 0 waits until 1300, updates (300), forwards, then l1 updates (300) and forwards, backward 400:
+    // a period of 1900 ns. Filled: from the backward's end the stream waits for l1.w (its reduction ends before
+    // l0.w's), updates l1 while l0.w is on the wire, and then waits for l0.w: l1's update is off the path, 1600 ns.
+    void updatesFillTheWaitUnderPaceOnly_data() {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<bool>("fills");
+        QTest::addColumn<Nanos>("period");
+        QTest::newRow("pace, the worker fills") << "pace" << true << Nanos{1600};
+        QTest::newRow("pace, a run that did not fill") << "pace" << false << Nanos{1900};
+        QTest::newRow("fifo keeps its updates in order") << "fifo" << true << Nanos{1900};
+        QTest::newRow("bytescheduler keeps its updates in order") << "bytescheduler" << true << Nanos{1900};
+    }
+    void updatesFillTheWaitUnderPaceOnly() {
+        QFETCH(QString, policy);
+        QFETCH(bool, fills);
+        QFETCH(Nanos, period);
+        Workload w = twoLayers();
+        w.update_ns_per_element = 0.3;
+        w.updates_fill_waits = fills;
+        PolicyConfig config;
+        config.name = policy.toStdString();
+        config.segment_bytes = 1 << 20;
+        config.fuse_below_bytes = 0;
+        Result<SimResult> r = simulateWith(w, config, CostModel{50, 0.1, {}}, SimOptions{4, 1});
+        QVERIFY2(r.ok(), r.status().message().c_str());
+        const SimFigures& f = r.value().figures;
+        QCOMPARE(f.iter_ms, static_cast<double>(period) / 1e6);
+        QCOMPARE(f.compute_ms, 1200e-6);  // the same work in another order
+        QVERIFY(f.lower_bound_ms <= f.iter_ms);
+        // Filled, l1's update of iteration 1 runs before the wait for l0.w ends (at 1300), right after l1.w's
+        // reduction (850); in order, after l0's forward.
+        Nanos l1Update = -1;
+        for (const SimEvent& e : r.value().events)
+            if (e.kind == SimEvent::Update && e.iteration == 0 && e.layer == 1) l1Update = e.start;
+        QCOMPARE(l1Update, fills && policy == "pace" ? Nanos{850} : Nanos{1700});
+    }
+
     void tailDelaysTheNextForwardOnly_data() {
         QTest::addColumn<Nanos>("tail");
         QTest::addColumn<Nanos>("period");
@@ -534,16 +574,21 @@ private slots:
         whatIf.link_gbps = gbps;
         whatIf.link_latency_us = 5;
         whatIf.channels = channels;
-        Result<ReplayResult> r = replay(modelNamed(model), CostModel{}, config, whatIf);
-        QVERIFY2(r.ok(), r.status().message().c_str());
-        const SimFigures& f = r.value().sim.figures;
-        QVERIFY2(f.lower_bound_ms <= f.iter_ms * (1 + 1e-12),
-                 qPrintable(QString("bound %1 ms above simulated %2 ms").arg(f.lower_bound_ms).arg(f.iter_ms)));
-        QVERIFY(f.lower_bound_ms > 0);
-        // The figures add up: every iteration is compute, exposed communication or idle.
-        QVERIFY(qAbs(f.compute_ms + f.exposed_comm_ms + f.idle_ms - f.iter_ms) < 1e-9 * f.iter_ms + 1e-12);
-        QVERIFY(f.overlap >= 0 && f.overlap <= 1);
-        QVERIFY(qAbs(f.comm_ms * (1 - f.overlap) - f.exposed_comm_ms) < 1e-9);
+        // Also as a CPU run whose updates fill the waits (Workload::updates_fill_waits), which lowers the bound too.
+        for (bool fills : {false, true}) {
+            Workload w = modelNamed(model);
+            w.updates_fill_waits = fills;
+            Result<ReplayResult> r = replay(w, CostModel{}, config, whatIf);
+            QVERIFY2(r.ok(), r.status().message().c_str());
+            const SimFigures& f = r.value().sim.figures;
+            QVERIFY2(f.lower_bound_ms <= f.iter_ms * (1 + 1e-12),
+                     qPrintable(QString("bound %1 ms above simulated %2 ms").arg(f.lower_bound_ms).arg(f.iter_ms)));
+            QVERIFY(f.lower_bound_ms > 0);
+            // The figures add up: every iteration is compute, exposed communication or idle.
+            QVERIFY(qAbs(f.compute_ms + f.exposed_comm_ms + f.idle_ms - f.iter_ms) < 1e-9 * f.iter_ms + 1e-12);
+            QVERIFY(f.overlap >= 0 && f.overlap <= 1);
+            QVERIFY(qAbs(f.comm_ms * (1 - f.overlap) - f.exposed_comm_ms) < 1e-9);
+        }
     }
 
     // Runs of segments (SimOptions::segment_runs) change the events only: the same figures, iteration starts,

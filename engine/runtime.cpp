@@ -217,6 +217,13 @@ void Runtime::gradientsReady(std::span<const int> tensors, std::span<void* const
     changed_.notify_all();
 }
 
+Status Runtime::notReducedInTime(int tensor) const {
+    return Status::error("rank " + std::to_string(transport_.rank()) + ": tensor " + std::to_string(tensor) +
+                         " was not reduced within " +
+                         std::to_string((options_.timeout + kCommDiagnosisGrace) / std::chrono::milliseconds(1)) +
+                         " ms");
+}
+
 Status Runtime::waitReduced(int tensor) {
     std::unique_lock lock(mutex_);
     if (tensor < 0 || tensor >= static_cast<int>(tensors_.size()))
@@ -227,12 +234,7 @@ Status Runtime::waitReduced(int tensor) {
         return !error_.ok() || (barrier ? completed_ >= gen : reducedGen_[tensor] >= gen);
     });
     if (!error_.ok()) return error_;
-    if (!done)
-        return Status::error("rank " + std::to_string(transport_.rank()) + ": tensor " + std::to_string(tensor) +
-                             " was not reduced within " +
-                             std::to_string((options_.timeout + kCommDiagnosisGrace) / std::chrono::milliseconds(1)) +
-                             " ms");
-    return Status::success();
+    return done ? Status::success() : notReducedInTime(tensor);
 }
 
 bool Runtime::isReduced(int tensor) const {
@@ -251,12 +253,7 @@ Status Runtime::waitReducedOrAny(int tensor, std::span<const int> others) {
         return !error_.ok() || reduced(tensor) || std::any_of(others.begin(), others.end(), reduced);
     });
     if (!error_.ok()) return error_;
-    if (!done)
-        return Status::error("rank " + std::to_string(transport_.rank()) + ": tensor " + std::to_string(tensor) +
-                             " was not reduced within " +
-                             std::to_string((options_.timeout + kCommDiagnosisGrace) / std::chrono::milliseconds(1)) +
-                             " ms");
-    return Status::success();
+    return done ? Status::success() : notReducedInTime(tensor);
 }
 
 Status Runtime::waitAll() {

@@ -94,6 +94,7 @@ private:
     Status runPlanIteration(int gen, int channel);
     Status runDynamicIteration(int gen);
     Status waitLocallyReady(const CommUnit& unit, int gen);
+    Status notReducedInTime(int tensor) const;  // waitReduced's and waitReducedOrAny's timeout
     // rider (host memory only): floats summed in the same collective, after the unit's data.
     Status execute(const CommUnit& unit, int gen, int channel = 0, std::vector<float>* rider = nullptr);
     // The iteration the comm thread is reducing (the trace's number for it).

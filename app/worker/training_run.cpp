@@ -342,8 +342,8 @@ private:
     }
 
     // Before layer `layer` runs forward in iteration `it`, its parameters must hold the update of iteration it-1.
-    // Only that layer's reductions are waited for (cross-iteration overlap); DDP waits for all of them. On CPU ranks
-    // the wait is first filled with other layers' ready updates (updateWhileWaiting).
+    // Only that layer's reductions are waited for (cross-iteration overlap); DDP waits for all of them. Under pace on
+    // CPU ranks the wait is first filled with other layers' ready updates (updateWhileWaiting).
     void ensureUpdated(int layer, int it) {
         if (it == 0) return;
         if (updateWaitsForAll_ && !allReduced_) {

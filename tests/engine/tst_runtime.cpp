@@ -716,6 +716,45 @@ private slots:
         QVERIFY2(returnedAfterLast, "waitReduced returned before the last bucket's gradient existed");
     }
 
+    // waitReducedOrAny returns with the first of its tensors reduced, not only with the one named first: rank 1
+    // announces tensor 0 a second after tensor 1, so on rank 0, which announced both at once, tensor 1 is reduced
+    // within milliseconds while tensor 0 waits for its peer. The worker fills that wait with tensor 1's update.
+    void waitReducedOrAnyReturnsOnTheFirstReduced() {
+        QTemporaryDir dir;
+        auto transports = connectRanks(2, dir.path(), std::chrono::milliseconds(20000), 0, 0);
+        QVERIFY2(transports.ok(), transports.message().c_str());
+        const auto tensors = makeTensors({100, 100});
+        bool firstOnly = false, zeroStillOpen = false;
+        std::chrono::milliseconds waited{0};
+        const auto results = onEveryRank(2, [&](int r) -> Status {
+            auto p = makePolicy(PolicyConfig{}, tensors);  // fifo: tensor 1, ready first on both ranks, goes first
+            if (!p.ok()) return p.status();
+            std::vector<float> a(100, 1.0f), b(100, 1.0f);
+            RuntimeOptions options;
+            options.timeout = std::chrono::milliseconds(10000);
+            Runtime runtime(*(*transports)[r], std::move(p.value()), tensors, {a.data(), b.data()}, options, nullptr);
+            PACER_RETURN_IF_ERROR(runtime.beginIteration(0));
+            runtime.gradientReady(1);
+            if (r == 1) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+                runtime.gradientReady(0);
+                return runtime.waitAll();
+            }
+            runtime.gradientReady(0);
+            const auto start = std::chrono::steady_clock::now();
+            const int others[] = {1};
+            PACER_RETURN_IF_ERROR(runtime.waitReducedOrAny(0, others));
+            waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+            firstOnly = runtime.isReduced(1);
+            zeroStillOpen = !runtime.isReduced(0);
+            PACER_RETURN_IF_ERROR(runtime.waitReduced(0));
+            return runtime.waitAll();
+        });
+        for (const Status& st : results) QVERIFY2(st.ok(), st.message().c_str());
+        QVERIFY(firstOnly);
+        QVERIFY2(zeroStillOpen, qPrintable(QString("returned after %1 ms, with tensor 0 reduced").arg(waited.count())));
+    }
+
     void badInputIsAClearError() {
         auto* transports = group(1);
         QVERIFY(transports);
